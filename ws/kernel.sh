@@ -1,0 +1,52 @@
+#!/bin/bash
+# Build the kernel of VARIANT for ARCH: assemble the tree, configure from the
+# fragments on allnoconfig, check every requested option, build.
+# Ends by printing "image: ..." and "build: ...".
+. "$(dirname "$0")/lib.sh"
+ws_arch "$ARCH"
+
+base=$("$WS_REPO/ws/base.sh")
+tree=$(ws_tree_dir)
+build=$(ws_build_dir "$WS_ARCH")
+mkdir -p "$build" "$CCACHE_DIR"
+"$WS_REPO/ws/assemble.py" "$base" "$tree" "$VARIANT"
+
+frags=("$WS_REPO/configs/common.config" "$WS_REPO/configs/$WS_ARCH.config")
+[ "$VARIANT" = ours ] && [ -f "$WS_REPO/configs/ours.config" ] && frags+=("$WS_REPO/configs/ours.config")
+for f in ${WS_FLAVOUR:-}; do frags+=("$WS_REPO/configs/$f.config"); done
+cat "${frags[@]}" > "$build/ws-fragment.config.new"
+if ! cmp -s "$build/ws-fragment.config.new" "$build/ws-fragment.config" || [ ! -f "$build/.config" ]; then
+	mv "$build/ws-fragment.config.new" "$build/ws-fragment.config"
+	ws_log "configuring $VARIANT/$WS_ARCH (allnoconfig + ${frags[*]##*/})"
+	ws_kmake "$WS_ARCH" KCONFIG_ALLCONFIG="$build/ws-fragment.config" allnoconfig >/dev/null
+else
+	rm -f "$build/ws-fragment.config.new"
+	ws_kmake "$WS_ARCH" olddefconfig >/dev/null
+fi
+
+# A silently dropped option is an error.
+bad=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*) opt=${line%%=*}; val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -qx "# $opt is not set" "$build/.config" || grep -q "^$opt=" "$build/.config" && ! grep -qx "$opt=n" "$build/.config" && { grep -q "^$opt=" "$build/.config" && { echo "config: $opt should be off" >&2; bad=1; }; }
+		elif ! grep -qx "$line" "$build/.config"; then
+			echo "config: $line requested, got: $(grep "^$opt=\|# $opt is" "$build/.config" || echo unset)" >&2
+			bad=1
+		fi ;;
+	"# CONFIG_"*" is not set") opt=${line#\# }; opt=${opt%% *}
+		if grep -q "^$opt=" "$build/.config"; then echo "config: $opt should be off" >&2; bad=1; fi ;;
+	esac
+done < "$build/ws-fragment.config"
+[ $bad = 0 ] || ws_die "configuration of $VARIANT/$WS_ARCH dropped requested options"
+
+ws_log "building $VARIANT/$WS_ARCH (base $(ws_base_version))"
+log="$build/ws-build.log"
+if ! ws_kmake "$WS_ARCH" all > "$log" 2>&1; then
+	grep -E "error|Error" "$log" | head -40 >&2
+	ws_die "build of $VARIANT/$WS_ARCH failed (full log: $log)"
+fi
+grep -E "warning:" "$log" | head -20 >&2 || true
+echo "image: $build/$K_IMAGE"
+echo "build: $build"

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Common definitions for the kprobes workshop scripts.  Sourced, not run.
+# shellcheck disable=SC2034
+set -euo pipefail
+
+WS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WS_CACHE=${KPROBES_WS_CACHE:-$HOME/.cache/kprobes-ws}
+WS_BASE_PKG=linux-source-6.12
+WS_BASE_WANT=6.12.117-1~deb12u1
+VARIANT=${VARIANT:-ours}
+ARCH=${ARCH:-x86_64}
+CCACHE_DIR=${CCACHE_DIR:-$WS_CACHE/ccache}
+export CCACHE_DIR
+
+case "$VARIANT" in
+ours|upstream) ;;
+*) echo "VARIANT must be 'ours' or 'upstream', not '$VARIANT'" >&2; exit 2 ;;
+esac
+
+ws_die() { echo "ws: error: $*" >&2; exit 1; }
+ws_log() { echo "ws: $*" >&2; }
+
+# Per-arch facts: kernel ARCH, cross compiler, image, qemu command, console.
+ws_arch() {
+	local a=$1
+	QEMU_SMP=${SMP:-2}
+	case "$a" in
+	x86_64)
+		K_ARCH=x86_64; K_CROSS=; K_IMAGE=arch/x86/boot/bzImage
+		DEB_ARCH=amd64; GNU_TRIPLE=x86_64-linux-gnu
+		QEMU=(qemu-system-x86_64 -M q35 -cpu max -accel tcg)
+		CONSOLE=ttyS0 ;;
+	arm64)
+		K_ARCH=arm64; K_CROSS=aarch64-linux-gnu-; K_IMAGE=arch/arm64/boot/Image
+		DEB_ARCH=arm64; GNU_TRIPLE=aarch64-linux-gnu
+		QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg)
+		CONSOLE=ttyAMA0 ;;
+	riscv|riscv64)
+		K_ARCH=riscv; K_CROSS=riscv64-linux-gnu-; K_IMAGE=arch/riscv/boot/Image
+		DEB_ARCH=riscv64; GNU_TRIPLE=riscv64-linux-gnu
+		QEMU=(qemu-system-riscv64 -M virt -accel tcg
+		      -bios /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin)
+		CONSOLE=ttyS0 ;;
+	powerpc|ppc64le)
+		K_ARCH=powerpc; K_CROSS=powerpc64le-linux-gnu-; K_IMAGE=vmlinux
+		DEB_ARCH=ppc64el; GNU_TRIPLE=powerpc64le-linux-gnu
+		QEMU=(qemu-system-ppc64 -M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off
+		      -cpu power10 -accel tcg -vga none)
+		CONSOLE=hvc0 ;;
+	*) ws_die "unknown ARCH '$a' (x86_64 arm64 riscv powerpc)" ;;
+	esac
+	WS_ARCH=$a
+	[ "$a" = riscv64 ] && WS_ARCH=riscv
+	[ "$a" = ppc64le ] && WS_ARCH=powerpc
+	true
+}
+
+ws_base_dir() { echo "$WS_CACHE/base/$(cat "$WS_CACHE/base/VERSION" 2>/dev/null || echo none)"; }
+ws_base_version() { cat "$WS_CACHE/base/VERSION" 2>/dev/null || echo unknown; }
+ws_tree_dir() { echo "$WS_CACHE/tree-$VARIANT"; }
+ws_build_dir() { echo "$WS_CACHE/build/$VARIANT-$1${WS_FLAVOUR:+-$WS_FLAVOUR}"; }
+
+ws_kmake() {
+	# ws_kmake <arch> <make args...>: make in the assembled tree, output in the build dir.
+	local a=$1; shift
+	ws_arch "$a"
+	local cc="${K_CROSS}gcc"
+	command -v ccache >/dev/null && cc="ccache $cc"
+	make -C "$(ws_tree_dir)" O="$(ws_build_dir "$WS_ARCH")" ARCH="$K_ARCH" \
+		CROSS_COMPILE="$K_CROSS" CC="$cc" -j"$(nproc)" -s "$@"
+}
