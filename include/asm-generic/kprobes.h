@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef _ASM_GENERIC_KPROBES_H
+#define _ASM_GENERIC_KPROBES_H
+
+#if defined(__KERNEL__) && !defined(__ASSEMBLY__)
+#ifdef CONFIG_KPROBES
+/*
+ * NOKPROBE_SYMBOL(fn) records the address of @fn in the _kprobe_blacklist
+ * section.  kprobes reads that section (of vmlinux at boot, of a module when it
+ * is loaded) and refuses probes anywhere inside the function.
+ */
+# define __NOKPROBE_SYMBOL(fname)				\
+static unsigned long __used					\
+	__section("_kprobe_blacklist")				\
+	__kprobe_bl_##fname = (unsigned long)fname;
+# define NOKPROBE_SYMBOL(fname)	__NOKPROBE_SYMBOL(fname)
+/* Code placed in .kprobes.text is never probed. */
+# define __kprobes	__section(".kprobes.text")
+/* Inlined so that the caller's blacklisting covers it too. */
+# define nokprobe_inline	__always_inline
+#else
+# define NOKPROBE_SYMBOL(fname)
+# define __kprobes
+# define nokprobe_inline	inline
+#endif
+#endif /* __KERNEL__ && !__ASSEMBLY__ */
+
+#endif /* _ASM_GENERIC_KPROBES_H */

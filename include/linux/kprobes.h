@@ -1,0 +1,650 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _LINUX_KPROBES_H
+#define _LINUX_KPROBES_H
+/*
+ * kprobes: breakpoints on (almost) any kernel instruction.
+ *
+ * This header has three parts:
+ *
+ *   1. The API for probe users: struct kprobe, struct kretprobe, struct jprobe
+ *      and their register/unregister/enable/disable functions.
+ *   2. The contract between the generic core (kernel/kprobes/) and each
+ *      architecture: every hook an architecture provides, with its semantics,
+ *      and the generic services arch code calls on the hit path.
+ *   3. Stubs for kernels built without CONFIG_KPROBES.
+ *
+ * Documentation/trace/kprobes.rst describes the design.
+ */
+#include <linux/compiler.h>
+#include <linux/linkage.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/notifier.h>
+#include <linux/smp.h>
+#include <linux/bug.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/mutex.h>
+#include <linux/ftrace.h>
+#include <linux/objpool.h>
+#include <asm/kprobes.h>
+
+/* kprobe_status values, kept per CPU in struct kprobe_ctlblk by arch code. */
+#define KPROBE_HIT_ACTIVE	0x00000001	/* running the pre handlers */
+#define KPROBE_HIT_SS		0x00000002	/* running the instruction out of line */
+#define KPROBE_REENTER		0x00000004	/* hit while another probe was active */
+#define KPROBE_HIT_SSDONE	0x00000008	/* running the post handlers */
+
+#ifdef CONFIG_KPROBES
+
+/* ---------------------------------------------------------------------------
+ * 1. The API for probe users
+ * ---------------------------------------------------------------------------
+ */
+struct kprobe;
+struct pt_regs;
+struct kretprobe;
+struct kretprobe_instance;
+struct module;
+struct task_struct;
+
+typedef int (*kprobe_pre_handler_t)(struct kprobe *, struct pt_regs *);
+typedef void (*kprobe_post_handler_t)(struct kprobe *, struct pt_regs *,
+				      unsigned long flags);
+typedef int (*kprobe_fault_handler_t)(struct kprobe *, struct pt_regs *,
+				      int trapnr);
+typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
+				   struct pt_regs *);
+
+/**
+ * struct kprobe - a probe on one kernel instruction
+ * @hlist: link in the probe hash; hashed only for the probe that owns an
+ *	address (see "aggregates" in the arch contract below)
+ * @list: link in the list of probes sharing one address
+ * @nmissed: hits whose handlers were skipped because another probe was
+ *	running on the same CPU
+ * @addr: the probed address; set by register_kprobe() when the probe is
+ *	given by @symbol_name, and cleared again by unregister_kprobe()
+ * @symbol_name: probe the function of this name ...
+ * @offset: ... at this offset in bytes
+ * @pre_handler: called before the probed instruction runs; a non-zero return
+ *	means the handler changed the instruction pointer and execution resumes
+ *	there, without running the probed instruction or the post handler
+ * @post_handler: called after the probed instruction ran
+ * @fault_handler: called when a fault happens in @pre_handler,
+ *	@post_handler, or while the probed instruction runs out of line; return
+ *	1 if the handler fixed the fault, 0 to let the kernel handle it
+ * @opcode: the original instruction (first unit) at @addr, for arch code
+ * @ainsn: arch state: the out-of-line copy of the instruction and its decoding
+ * @flags: KPROBE_FLAG_*, owned by the core; only KPROBE_FLAG_DISABLED may be
+ *	set by the user before registration, to register the probe disabled
+ * @hits: per-CPU hit counts, owned by the core (shown in debugfs)
+ */
+struct kprobe {
+	struct hlist_node hlist;
+	struct list_head list;
+	unsigned long nmissed;
+	kprobe_opcode_t *addr;
+	const char *symbol_name;
+	unsigned int offset;
+	kprobe_pre_handler_t pre_handler;
+	kprobe_post_handler_t post_handler;
+	kprobe_fault_handler_t fault_handler;
+	kprobe_opcode_t opcode;
+	struct arch_specific_insn ainsn;
+	u32 flags;
+	unsigned long __percpu *hits;
+};
+
+#define KPROBE_FLAG_GONE	1	/* its text went away (module unloaded) */
+#define KPROBE_FLAG_DISABLED	2	/* registered but not armed */
+#define KPROBE_FLAG_OPTIMIZED	4	/* replaced by a jump to a detour */
+#define KPROBE_FLAG_FTRACE	8	/* armed through ftrace, not a breakpoint */
+#define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* at the entry of a function */
+#define KPROBE_FLAG_JPROBE	32	/* the kprobe of a struct jprobe */
+#define KPROBE_FLAG_KRETPROBE	64	/* the kprobe of a struct kretprobe */
+
+static inline bool kprobe_gone(const struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_GONE;
+}
+
+static inline bool kprobe_disabled(const struct kprobe *p)
+{
+	return p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
+}
+
+static inline bool kprobe_optimized(const struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_OPTIMIZED;
+}
+
+static inline bool kprobe_ftrace(const struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_FTRACE;
+}
+
+/*
+ * kretprobes.  The entry probe takes a preallocated instance, saves the return
+ * address in it and replaces it with the arch's return trampoline.  When the
+ * function returns, the trampoline (arch code, no trap) calls the generic
+ * __kretprobe_trampoline_handler(), which runs @handler and gives back the
+ * real return address.
+ */
+struct kretprobe_holder;
+
+/**
+ * struct kretprobe - a probe on the return of a function
+ * @kp: the entry probe (its pre_handler is owned by the core)
+ * @handler: called when the probed function returns
+ * @entry_handler: called at function entry; a non-zero return drops this
+ *	instance (no @handler call for this invocation)
+ * @maxactive: instances preallocated, i.e. how many invocations may be
+ *	tracked at once; <= 0 means the default (see KRETPROBE_DEFAULT_MAXACTIVE)
+ * @nmissed: invocations not tracked because no instance was free
+ * @data_size: bytes of private data per instance (kretprobe_instance::data)
+ * @rph: instance pool, owned by the core; outlives the kretprobe until every
+ *	instance in use has returned
+ */
+struct kretprobe {
+	struct kprobe kp;
+	kretprobe_handler_t handler;
+	kretprobe_handler_t entry_handler;
+	int maxactive;
+	int nmissed;
+	size_t data_size;
+	struct kretprobe_holder *rph;
+};
+
+/* Hard limits, so that a bad maxactive/data_size fails instead of OOMing. */
+#define KRETPROBE_MAX_MAXACTIVE		(1 << 16)
+#define KRETPROBE_MAX_DATA_SIZE		(1 << 16)
+
+struct kretprobe_holder {
+	struct kretprobe __rcu *rp;
+	struct objpool_head pool;
+};
+
+/**
+ * struct kretprobe_instance - one tracked invocation of a kretprobed function
+ * @rcu: for freeing after the pool is gone
+ * @llist: link in the task's list of pending instances (newest first)
+ * @rph: the pool this instance belongs to
+ * @ret_addr: the real return address
+ * @fp: the frame (stack address of the return address) it belongs to
+ * @data: the kretprobe's private data, kretprobe::data_size bytes
+ */
+struct kretprobe_instance {
+	struct rcu_head rcu;
+	struct llist_node llist;
+	struct kretprobe_holder *rph;
+	kprobe_opcode_t *ret_addr;
+	void *fp;
+	char data[];
+};
+
+/**
+ * get_kretprobe() - the kretprobe an instance belongs to
+ * @ri: the instance
+ *
+ * Return: the kretprobe, or NULL when it has been unregistered while this
+ * invocation was pending.
+ */
+static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return rcu_dereference_check(ri->rph->rp, rcu_read_lock_any_held());
+}
+
+static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return (unsigned long)ri->ret_addr;
+}
+
+#ifdef CONFIG_JPROBES
+/**
+ * struct jprobe - a probe that calls a handler with the probed function's
+ *	arguments
+ * @kp: the entry probe (its handlers are owned by the core)
+ * @entry: the handler; it has the probed function's prototype and must end
+ *	with jprobe_return()
+ */
+struct jprobe {
+	struct kprobe kp;
+	void *entry;
+};
+#endif
+
+int register_kprobe(struct kprobe *p);
+void unregister_kprobe(struct kprobe *p);
+int register_kprobes(struct kprobe **kps, int num);
+void unregister_kprobes(struct kprobe **kps, int num);
+int enable_kprobe(struct kprobe *kp);
+int disable_kprobe(struct kprobe *kp);
+
+int register_kretprobe(struct kretprobe *rp);
+void unregister_kretprobe(struct kretprobe *rp);
+int register_kretprobes(struct kretprobe **rps, int num);
+void unregister_kretprobes(struct kretprobe **rps, int num);
+
+static inline int enable_kretprobe(struct kretprobe *rp)
+{
+	return enable_kprobe(&rp->kp);
+}
+
+static inline int disable_kretprobe(struct kretprobe *rp)
+{
+	return disable_kprobe(&rp->kp);
+}
+
+#ifdef CONFIG_JPROBES
+int register_jprobe(struct jprobe *jp);
+void unregister_jprobe(struct jprobe *jp);
+int register_jprobes(struct jprobe **jps, int num);
+void unregister_jprobes(struct jprobe **jps, int num);
+void jprobe_return(void);
+#endif
+
+/* Where would a probe on @sym+@offset (or @addr) land, and is it an entry? */
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset);
+kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
+bool within_kprobe_blacklist(unsigned long addr);
+void wait_for_kprobe_optimizer(void);
+
+/* The probe whose handler runs on this CPU, or NULL. */
+DECLARE_PER_CPU(struct kprobe *, current_kprobe);
+
+static inline struct kprobe *kprobe_running(void)
+{
+	return __this_cpu_read(current_kprobe);
+}
+
+/*
+ * kprobe_busy_begin/end() bracket code that must not be probed recursively
+ * (fprobe, the kretprobe trampoline handler): a probe hit in between is
+ * counted as missed.
+ */
+void kprobe_busy_begin(void);
+void kprobe_busy_end(void);
+
+/* Hooks of the rest of the kernel into kprobes. */
+void kprobe_flush_task(struct task_struct *tk);
+void kprobe_free_init_mem(void);
+bool is_kprobe_insn_slot(unsigned long addr);
+bool is_kprobe_optinsn_slot(unsigned long addr);
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
+		       char *sym);
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur);
+bool is_kretprobe_trampoline(unsigned long addr);
+void kprobe_ftrace_kill(void);
+
+static inline bool kprobes_built_in(void)
+{
+	return true;
+}
+
+static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
+					      unsigned int trap)
+{
+	if (user_mode(regs) || preemptible() || !kprobe_running())
+		return false;
+	return kprobe_fault_handler(regs, trap);
+}
+
+/* ---------------------------------------------------------------------------
+ * 2. The arch contract
+ * ---------------------------------------------------------------------------
+ *
+ * Probes and aggregates.  The core never arms a user's struct kprobe.  For
+ * each probed address it allocates one "site" (a struct kprobe, embedded in a
+ * struct optimized_kprobe when CONFIG_OPTPROBES) that is hashed, armed and
+ * passed to every arch hook; the users' probes at that address hang off the
+ * site's @list.  A site has a non-NULL @post_handler exactly when one of its
+ * probes has a post handler (arch code must not boost it then), and a
+ * non-NULL @pre_handler/@fault_handler always; arch code never calls them but
+ * uses the kprobe_call_*() services below.
+ *
+ * asm/kprobes.h provides, under CONFIG_KPROBES:
+ *   kprobe_opcode_t		the unit of an instruction
+ *   MAX_INSN_SIZE		size of an instruction slot, in kprobe_opcode_t
+ *   struct arch_specific_insn	site::ainsn: slot, decoding, emulation
+ *   struct kprobe_ctlblk	per-CPU state: kprobe_status and what is needed
+ *				to save one interrupted probe (reentry)
+ *   flush_insn_slot(p)		make a written slot visible to execution
+ * and with CONFIG_OPTPROBES:
+ *   struct arch_optimized_insn	the detour of an optimized site
+ *   MAX_OPTINSN_SIZE		size of an optinsn slot, in kprobe_opcode_t
+ *
+ * Hooks (all called with kprobe_mutex held unless said otherwise):
+ *
+ * arch_prepare_kprobe(p)	Decode the instruction at p->addr, refuse what
+ *				cannot be probed (-EILSEQ: not an instruction
+ *				boundary; -EINVAL: not probeable), set up
+ *				p->ainsn (a slot from get_insn_slot(), or
+ *				emulation) and save p->opcode.  Nothing armed.
+ * arch_arm_kprobe(p)		Write the breakpoint at p->addr.  Called with
+ *				text_mutex held, possibly many times in a row;
+ *				the writes are guaranteed visible on every CPU
+ *				only after arch_kprobe_sync().
+ * arch_disarm_kprobe(p)	Restore p->opcode at p->addr; same rules.
+ * arch_kprobe_sync()		Make all arm/disarm writes since the last call
+ *				visible to every CPU (one synchronization for a
+ *				whole batch).  text_mutex held.
+ * arch_remove_kprobe(p)	Free what arch_prepare_kprobe() allocated.
+ *				No CPU can be using the slot any more.
+ * arch_adjust_kprobe_addr(addr, offset, on_func_entry)
+ *				Where a probe on the function at @addr - @offset
+ *				lands (e.g. after ENDBR, or on the ELFv2 local
+ *				entry); sets *on_func_entry.  Default: @addr,
+ *				entry iff offset == 0.
+ * arch_within_kprobe_blacklist(addr)
+ *				Arch ranges that must never be probed.
+ * arch_populate_kprobe_blacklist()
+ *				Add arch ranges to the debugfs blacklist.
+ * arch_init_kprobes()		Once, at init.
+ * alloc_insn_page() / free_insn_page(page)
+ *				Executable page for slots (default: execmem).
+ *
+ * kretprobes (CONFIG_KRETPROBES):
+ * arch_prepare_kretprobe(ri, regs)
+ *				At function entry (in the entry probe's
+ *				pre handler): save the return address into
+ *				ri->ret_addr, the address of the slot it lives
+ *				in (stack or link register frame) into ri->fp,
+ *				and replace it by __kretprobe_trampoline.
+ * __kretprobe_trampoline	Asm: builds a full pt_regs, calls
+ *				__kretprobe_trampoline_handler(regs, fp) and
+ *				returns to what it returns; no trap.
+ * arch_kretprobe_fixup_return(regs, ret)
+ *				Make @regs (as seen by handlers) return to @ret.
+ *
+ * Jump optimization (CONFIG_OPTPROBES):
+ * arch_prepare_optimized_kprobe(op, p)
+ *				Decide whether site @p can be replaced by a jump
+ *				(whole-function decode: no jump into the replaced
+ *				range, every displaced instruction relocatable,
+ *				...); if so build the detour in op->optinsn and
+ *				return 0, else -errno.  op->kp is @p.
+ * arch_remove_optimized_kprobe(op)
+ *				Free the detour.
+ * arch_optimize_kprobes(list)	Replace the breakpoint of every op on @list by
+ *				its jump; take each one off the list.  Called
+ *				after an RCU-tasks grace period, with
+ *				text_mutex and cpus_read_lock held.
+ * arch_unoptimize_kprobes(list, done)
+ *				Put the breakpoint back for every op on @list,
+ *				moving it to @done.  Same locks.
+ * arch_within_optimized_kprobe(op, addr)
+ *				@addr lies in the bytes replaced by op's jump.
+ *
+ * Kprobes on ftrace (CONFIG_KPROBES_ON_FTRACE):
+ * arch_prepare_kprobe_ftrace(p)	Prepare a site at an ftrace location.
+ * kprobe_ftrace_handler()	The ftrace_ops callback (arch code): calls
+ *				the pre handlers, emulates the nop for the
+ *				post handlers as if it had run.
+ *
+ * Faults: the arch's fault path calls kprobe_fault_handler(regs, trapnr)
+ * (arch code) when kprobe_running(); it recovers a fault in the out-of-line
+ * slot and gives handlers a chance through kprobe_call_fault_handlers().
+ *
+ * Services of the core for arch code (hit path: preemption disabled,
+ * no locks, may run in NMI context on some arches):
+ *   get_kprobe(addr)		the site at @addr, or NULL (RCU)
+ *   kprobe_call_pre_handlers(site, regs)
+ *				count the hit and run the pre handlers of every
+ *				enabled probe at the site, in registration order;
+ *				returns non-zero if one redirected execution
+ *   kprobe_call_post_handlers(site, regs)
+ *   kprobe_call_fault_handlers(site, regs, trapnr)
+ *   kprobes_inc_nmissed_count(site)
+ *				a hit that runs no handler (reentry)
+ *   get_insn_slot() / free_insn_slot(slot, dirty)
+ *   get_optinsn_slot() / free_optinsn_slot(slot, dirty)
+ */
+struct kprobe *get_kprobe(void *addr);
+int kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs);
+void kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs);
+int kprobe_call_fault_handlers(struct kprobe *site, struct pt_regs *regs,
+			       int trapnr);
+void kprobes_inc_nmissed_count(struct kprobe *site);
+
+DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
+{
+	return this_cpu_ptr(&kprobe_ctlblk);
+}
+
+static inline void reset_current_kprobe(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+}
+
+int arch_prepare_kprobe(struct kprobe *p);
+void arch_arm_kprobe(struct kprobe *p);
+void arch_disarm_kprobe(struct kprobe *p);
+void arch_kprobe_sync(void);
+void arch_remove_kprobe(struct kprobe *p);
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry);
+bool arch_within_kprobe_blacklist(unsigned long addr);
+int arch_populate_kprobe_blacklist(void);
+int arch_init_kprobes(void);
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+void *alloc_insn_page(void);
+void free_insn_page(void *page);
+
+int kprobe_add_ksym_blacklist(unsigned long entry);
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+
+kprobe_opcode_t *get_insn_slot(void);
+void free_insn_slot(kprobe_opcode_t *slot, int dirty);
+
+#ifdef CONFIG_KRETPROBES
+void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+			    struct pt_regs *regs);
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr);
+void __kretprobe_trampoline(void);
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer);
+
+static nokprobe_inline void *kretprobe_trampoline_addr(void)
+{
+	return dereference_kernel_function_descriptor(__kretprobe_trampoline);
+}
+
+/* Default maxactive when the user gives none. */
+#ifdef CONFIG_PREEMPTION
+#define KRETPROBE_DEFAULT_MAXACTIVE	max_t(unsigned int, 10, 2 * num_possible_cpus())
+#else
+#define KRETPROBE_DEFAULT_MAXACTIVE	num_possible_cpus()
+#endif
+#endif /* CONFIG_KRETPROBES */
+
+#ifdef CONFIG_OPTPROBES
+/**
+ * struct optimized_kprobe - a site that can be replaced by a jump
+ * @kp: the site
+ * @list: link in the optimizer's queues
+ * @optinsn: the arch's detour
+ */
+struct optimized_kprobe {
+	struct kprobe kp;
+	struct list_head list;
+	struct arch_optimized_insn optinsn;
+};
+
+int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
+				  struct kprobe *p);
+void arch_remove_optimized_kprobe(struct optimized_kprobe *op);
+void arch_optimize_kprobes(struct list_head *oplist);
+void arch_unoptimize_kprobes(struct list_head *oplist,
+			     struct list_head *done_list);
+bool arch_within_optimized_kprobe(struct optimized_kprobe *op,
+				  kprobe_opcode_t *addr);
+
+kprobe_opcode_t *get_optinsn_slot(void);
+void free_optinsn_slot(kprobe_opcode_t *slot, int dirty);
+
+/* The site whose replaced range covers @addr (excluding its first byte). */
+struct kprobe *get_optimized_kprobe(kprobe_opcode_t *addr);
+
+extern int sysctl_kprobes_optimization;
+#endif /* CONFIG_OPTPROBES */
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+int arch_prepare_kprobe_ftrace(struct kprobe *p);
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+#endif
+
+#ifdef CONFIG_JPROBES
+/*
+ * jprobes: arch_jprobe_enter() runs at the probe hit: save the registers and
+ * MAX_STACK_SIZE bytes of the argument stack area into the kcb, and redirect
+ * execution to jp->entry; the handler's jprobe_return() traps back into
+ * kprobes, where arch_jprobe_return() restores what was saved so that the
+ * probed instruction runs exactly as if nothing had happened.
+ */
+int arch_jprobe_enter(struct jprobe *jp, struct pt_regs *regs);
+bool arch_jprobe_return(struct pt_regs *regs);
+#endif
+
+#else /* !CONFIG_KPROBES */
+/* ---------------------------------------------------------------------------
+ * 3. Without CONFIG_KPROBES
+ * ---------------------------------------------------------------------------
+ */
+struct kprobe {
+	kprobe_opcode_t *addr;
+	const char *symbol_name;
+	unsigned int offset;
+	unsigned long nmissed;
+	u32 flags;
+};
+
+struct kretprobe {
+	struct kprobe kp;
+	int maxactive;
+	int nmissed;
+	size_t data_size;
+};
+
+struct kretprobe_instance {
+	char data[0];
+};
+
+static inline struct kprobe *kprobe_running(void)
+{
+	return NULL;
+}
+
+#define kprobe_busy_begin()	do {} while (0)
+#define kprobe_busy_end()	do {} while (0)
+
+static inline int register_kprobe(struct kprobe *p)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int register_kprobes(struct kprobe **kps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void unregister_kprobe(struct kprobe *p)
+{
+}
+
+static inline void unregister_kprobes(struct kprobe **kps, int num)
+{
+}
+
+static inline int register_kretprobe(struct kretprobe *rp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int register_kretprobes(struct kretprobe **rps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void unregister_kretprobe(struct kretprobe *rp)
+{
+}
+
+static inline void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+}
+
+static inline void kprobe_flush_task(struct task_struct *tk)
+{
+}
+
+static inline void kprobe_free_init_mem(void)
+{
+}
+
+static inline void kprobe_ftrace_kill(void)
+{
+}
+
+static inline int disable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int enable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline bool within_kprobe_blacklist(unsigned long addr)
+{
+	return true;
+}
+
+static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+				     char *type, char *sym)
+{
+	return -ERANGE;
+}
+
+static inline bool is_kprobe_insn_slot(unsigned long addr)
+{
+	return false;
+}
+
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+
+static inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return false;
+}
+
+static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+						    void *fp,
+						    struct llist_node **cur)
+{
+	return 0;
+}
+
+static inline bool kprobe_page_fault(struct pt_regs *regs, unsigned int trap)
+{
+	return false;
+}
+
+static inline bool kprobes_built_in(void)
+{
+	return false;
+}
+#endif /* CONFIG_KPROBES */
+
+#endif /* _LINUX_KPROBES_H */
