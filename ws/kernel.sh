@@ -24,19 +24,21 @@ else
 	ws_kmake "$WS_ARCH" olddefconfig >/dev/null
 fi
 
-# A silently dropped option is an error.
+# A silently dropped option is an error: every "CONFIG_X=v" of the fragments
+# must be in .config as is; "=n" and "# CONFIG_X is not set" mean it is off.
 bad=0
 while IFS= read -r line; do
 	case "$line" in
-	CONFIG_*=*) opt=${line%%=*}; val=${line#*=}
-		if [ "$val" = n ]; then
-			grep -qx "# $opt is not set" "$build/.config" || grep -q "^$opt=" "$build/.config" && ! grep -qx "$opt=n" "$build/.config" && { grep -q "^$opt=" "$build/.config" && { echo "config: $opt should be off" >&2; bad=1; }; }
-		elif ! grep -qx "$line" "$build/.config"; then
-			echo "config: $line requested, got: $(grep "^$opt=\|# $opt is" "$build/.config" || echo unset)" >&2
-			bad=1
+	CONFIG_*=n|"# CONFIG_"*" is not set")
+		opt=${line#\# }; opt=${opt%%[= ]*}
+		if grep -q "^$opt=" "$build/.config"; then
+			echo "config: $opt should be off, got: $(grep "^$opt=" "$build/.config")" >&2; bad=1
 		fi ;;
-	"# CONFIG_"*" is not set") opt=${line#\# }; opt=${opt%% *}
-		if grep -q "^$opt=" "$build/.config"; then echo "config: $opt should be off" >&2; bad=1; fi ;;
+	CONFIG_*=*)
+		opt=${line%%=*}
+		if ! grep -qxF "$line" "$build/.config"; then
+			echo "config: $line requested, got: $(grep "^$opt=\|# $opt is" "$build/.config" || echo unset)" >&2; bad=1
+		fi ;;
 	esac
 done < "$build/ws-fragment.config"
 [ $bad = 0 ] || ws_die "configuration of $VARIANT/$WS_ARCH dropped requested options"
