@@ -284,6 +284,9 @@ static inline bool kprobes_built_in(void)
 	return true;
 }
 
+/* The arch's fault recovery (see "Faults" in the arch contract below). */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+
 static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
 					      unsigned int trap)
 {
@@ -432,7 +435,6 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 bool arch_within_kprobe_blacklist(unsigned long addr);
 int arch_populate_kprobe_blacklist(void);
 int arch_init_kprobes(void);
-int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 void *alloc_insn_page(void);
 void free_insn_page(void *page);
 
