@@ -26,6 +26,10 @@ fi
 
 # A silently dropped option is an error: every "CONFIG_X=v" of the fragments
 # must be in .config as is; "=n" and "# CONFIG_X is not set" mean it is off.
+# A later fragment overrides an earlier one: the last line of an option counts.
+final=$(grep -E '^CONFIG_|^# CONFIG_.* is not set' "$build/ws-fragment.config" |
+	awk '{ o = $0; sub(/^# /, "", o); sub(/[= ].*/, "", o); last[o] = $0; ord[o] = NR }
+	     END { for (o in last) print ord[o] "\t" last[o] }' | sort -n | cut -f2-)
 bad=0
 while IFS= read -r line; do
 	case "$line" in
@@ -40,7 +44,7 @@ while IFS= read -r line; do
 			echo "config: $line requested, got: $(grep "^$opt=\|# $opt is" "$build/.config" || echo unset)" >&2; bad=1
 		fi ;;
 	esac
-done < "$build/ws-fragment.config"
+done <<< "$final"
 [ $bad = 0 ] || ws_die "configuration of $VARIANT/$WS_ARCH dropped requested options"
 
 ws_log "building $VARIANT/$WS_ARCH (base $(ws_base_version))"
