@@ -29,6 +29,16 @@
 #include <linux/objpool.h>
 #include <asm/kprobes.h>
 
+/*
+ * Size of an instruction slot (get_insn_slot()), in kprobe_opcode_t.  It is
+ * MAX_INSN_SIZE unless asm/kprobes.h says otherwise: on x86, MAX_INSN_SIZE
+ * comes from <asm/insn.h> and means the longest instruction (15 bytes), while
+ * a slot holds more than one copy of it.
+ */
+#if defined(CONFIG_KPROBES) && !defined(KPROBE_INSN_SLOT_SIZE)
+#define KPROBE_INSN_SLOT_SIZE	MAX_INSN_SIZE
+#endif
+
 /* kprobe_status values, kept per CPU in struct kprobe_ctlblk by arch code. */
 #define KPROBE_HIT_ACTIVE	0x00000001	/* running the pre handlers */
 #define KPROBE_HIT_SS		0x00000002	/* running the instruction out of line */
@@ -310,7 +320,9 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *
  * asm/kprobes.h provides, under CONFIG_KPROBES:
  *   kprobe_opcode_t		the unit of an instruction
- *   MAX_INSN_SIZE		size of an instruction slot, in kprobe_opcode_t
+ *   MAX_INSN_SIZE		size of an instruction slot, in kprobe_opcode_t,
+ *				unless KPROBE_INSN_SLOT_SIZE is defined (the
+ *				core uses KPROBE_INSN_SLOT_SIZE, see above)
  *   struct arch_specific_insn	site::ainsn: slot, decoding, emulation
  *   struct kprobe_ctlblk	per-CPU state: kprobe_status and what is needed
  *				to save one interrupted probe (reentry)
