@@ -22,7 +22,7 @@ ln -sfn "${log##*/}" "$logdir/latest-$mode.log"
 
 cmd=("${QEMU[@]}" -smp "$QEMU_SMP" -m 1G -nographic -no-reboot
      -kernel "$image" -initrd "$initrd"
-     -append "console=$CONSOLE panic=-1 ws.mode=$mode${WS_APPEND:+ $WS_APPEND}")
+     -append "console=$CONSOLE panic=-1 ws.mode=$mode ws.variant=$VARIANT${WS_APPEND:+ $WS_APPEND}")
 limit=${WS_TIMEOUT:-$WS_BOOT_TIMEOUT}
 echo "WS-HOST: $VARIANT/$WS_ARCH base $(ws_base_version) limit ${limit}s: ${cmd[*]}" > "$log"
 ws_log "booting $VARIANT/$WS_ARCH ($mode), console log: $log"
