@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Dynamic events on kprobes (tracefs kprobe_events): p: and r: events by
+# symbol and symbol+offset, $argN / +0($argN):ustring / $retval / $comm,
+# r10: maxactive, several events on one address, kprobe_profile counts, and
+# the definitions kprobe_events must refuse.
+#
+# Counts are exact where the kernel makes them so:
+#  - ksys_sync() is called by sync(2) only: N `sync` commands, N hits;
+#  - do_sys_openat2() is called by every open, but only this script opens
+#    /tmp/kpse-none, from a subshell whose comm it sets to "kpsecomm": the
+#    trace lines for that file name and comm are exactly the opens made.
+#
+# Output: kselftest TAP.  Busybox sh compatible.
+
+T=/sys/kernel/tracing
+G=kpse
+NTESTS=22
+NOPEN=4
+NSYNC=6
+
+N=0
+FAIL=0
+ok() { N=$((N + 1)); echo "ok $N - $*"; }
+not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
+diag() { echo "# $*"; }
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+set -f
+[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+
+add_event() { echo "$1" >> $T/kprobe_events 2>/dev/null; }
+refused() { ! add_event "$1"; }
+
+remove_events() {
+	[ -d $T/events/$G ] && echo 0 > $T/events/$G/enable
+	for e in $(sed -n "s|^[pr][0-9]*:$G/\([^ ]*\) .*|\1|p" $T/kprobe_events); do
+		echo "-:$G/$e" >> $T/kprobe_events
+	done
+}
+
+profile() { awk -v e="$2" -v c="$1" '$1 == e { print $c }' $T/kprobe_profile; }
+
+# lines PATTERN: trace lines matching the extended regex PATTERN
+lines() { grep -cE "$1" $T/trace; }
+
+run_sync() {
+	i=0
+	while [ $i -lt "$1" ]; do
+		sync
+		i=$((i + 1))
+	done
+}
+
+echo "TAP version 13"
+echo "1..$NTESTS"
+remove_events
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 1 > $T/tracing_on
+
+# 1..3: definitions with fetch arguments
+check "add p:$G/open do_sys_openat2 with \$arg1, +0(\$arg2):ustring, \$comm" \
+	add_event "p:$G/open do_sys_openat2 dfd=\$arg1:s32 name=+0(\$arg2):ustring comm=\$comm"
+check "add r:$G/open_ret do_sys_openat2 with \$retval, \$comm" \
+	add_event "r:$G/open_ret do_sys_openat2 ret=\$retval:s32 comm=\$comm"
+check "kprobe_events lists both definitions" sh -c \
+	"grep -q '^p:$G/open do_sys_openat2 ' $T/kprobe_events &&
+	 grep -q '^r[0-9]*:$G/open_ret do_sys_openat2 ' $T/kprobe_events"
+
+# 4..6: a known number of opens of a known file by a known comm
+echo 1 > $T/events/$G/enable
+i=0
+while [ $i -lt $NOPEN ]; do
+	(echo -n kpsecomm > /proc/self/comm; : < /tmp/kpse-none) 2>/dev/null
+	i=$((i + 1))
+done
+echo 0 > $T/events/$G/enable
+n=$(lines " open: \(do_sys_openat2\+0x[0-9a-f]+/0x[0-9a-f]+\) dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\"$")
+[ "$n" = $NOPEN ] || grep -m 3 " open: " $T/trace | sed 's/^/# /'
+check "trace: $NOPEN opens with dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\" (got $n)" \
+	test "$n" = $NOPEN
+n=$(lines " open_ret: \(.* <- do_sys_openat2\) ret=-2 comm=\"kpsecomm\"$")
+[ "$n" = $NOPEN ] || grep -m 3 " open_ret: " $T/trace | sed 's/^/# /'
+check "trace: $NOPEN returns with ret=-2 (ENOENT) comm=\"kpsecomm\" (got $n)" \
+	test "$n" = $NOPEN
+h=$(profile 2 open)
+hr=$(profile 2 open_ret)
+check "kprobe_profile: open $h, open_ret $hr hits, both >= $NOPEN, no misses" \
+	test "${h:-0}" -ge $NOPEN -a "${hr:-0}" -ge $NOPEN -a \
+	"$(profile 3 open)$(profile 3 open_ret)" = 00
+
+# 7..11: five events on ksys_sync, exact counts
+off=
+o=1
+while [ $o -lt 64 ] && [ -z "$off" ]; do
+	add_event "p:$G/sync_off ksys_sync+$o" && off=$o
+	o=$((o + 1))
+done
+diag "first instruction boundary after ksys_sync's entry: +$off"
+check "add p:, a second p:, r:, r10: on ksys_sync and p: on ksys_sync+$off" sh -c \
+	"test -n '$off' &&
+	 echo 'p:$G/sync ksys_sync' >> $T/kprobe_events &&
+	 echo 'p:$G/sync2 ksys_sync' >> $T/kprobe_events &&
+	 echo 'r:$G/sync_ret ksys_sync' >> $T/kprobe_events &&
+	 echo 'r10:$G/sync_r10 ksys_sync' >> $T/kprobe_events"
+check "kprobe_events lists r10:$G/sync_r10 ksys_sync" \
+	grep -q "^r10:$G/sync_r10 ksys_sync" $T/kprobe_events
+check "kprobe_events lists p:$G/sync_off ksys_sync+$off" \
+	grep -qE "^p:$G/sync_off ksys_sync\+$off( |$)" $T/kprobe_events
+echo > $T/trace
+run_sync $NSYNC
+c=$(profile 2 sync)
+check "disabled events count nothing (sync: ${c:-none})" test "${c:-0}" = 0
+echo 1 > $T/events/$G/enable
+run_sync $NSYNC
+echo 0 > $T/events/$G/enable
+got=
+want=
+for e in sync sync2 sync_ret sync_r10 sync_off; do
+	got="$got $e:$(profile 2 $e)/$(profile 3 $e)"
+	want="$want $e:$NSYNC/0"
+done
+check "kprobe_profile: $NSYNC syncs, $NSYNC hits and no miss for each event" \
+	test "$got" = "$want"
+[ "$got" = "$want" ] && diag "$got"
+
+# 12..16: the trace lines
+check "trace: $NSYNC lines of sync (ksys_sync+0x0)" \
+	test "$(lines " sync: \(ksys_sync\+0x0/")" = $NSYNC
+check "trace: $NSYNC lines of sync2" \
+	test "$(lines " sync2: \(ksys_sync\+0x0/")" = $NSYNC
+check "trace: $NSYNC lines of sync_ret (<- ksys_sync)" \
+	test "$(lines " sync_ret: \(.* <- ksys_sync\)")" = $NSYNC
+check "trace: $NSYNC lines of sync_r10" \
+	test "$(lines " sync_r10: \(.* <- ksys_sync\)")" = $NSYNC
+x=$(printf "0x%x" "${off:-0}")
+check "trace: $NSYNC lines of sync_off (ksys_sync+$x)" \
+	test "$(lines " sync_off: \(ksys_sync\+$x/")" = $NSYNC
+
+# 17..20: refused definitions
+check "refused: an unknown symbol" refused "p:$G/bad kpse_no_such_function"
+check "refused: an offset inside an instruction (ksys_sync+1)" \
+	refused "p:$G/bad ksys_sync+1"
+check "refused: a kretprobe not at a function entry (ksys_sync+$off)" \
+	refused "r:$G/bad ksys_sync+${off:-4}"
+check "refused: an offset past the end of ksys_sync" \
+	refused "p:$G/bad ksys_sync+0x100000"
+
+# 21, 22: removal
+remove_events
+check "all $G events removed" sh -c "! grep -q ':$G/' $T/kprobe_events"
+check "no $G event left in kprobe_profile" sh -c \
+	"! awk '{ print \$1 }' $T/kprobe_profile | grep -qE '^(open|open_ret|sync|sync2|sync_ret|sync_r10|sync_off)$'"
+
+[ $N = $NTESTS ] || { echo "not ok $((N + 1)) - ran $N tests, planned $NTESTS"; FAIL=$((FAIL + 1)); }
+diag "$FAIL failed"
+[ $FAIL = 0 ]
