@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef __X86_KERNEL_KPROBES_COMMON_H
+#define __X86_KERNEL_KPROBES_COMMON_H
+/*
+ * Helpers shared by the x86 kprobes files and by arch/x86/kernel/rethook.c.
+ *
+ * SAVE_REGS_STRING / RESTORE_REGS_STRING build and tear down a struct
+ * pt_regs on the stack in asm.  The caller pushes the top of the frame
+ * itself (ss, sp and flags, in that order, so that it controls what goes
+ * there); SAVE_REGS_STRING then reserves cs, ip and orig_ax, which the C
+ * code fills in, and pushes the general purpose registers so that %rsp
+ * (%esp) ends up pointing to the struct pt_regs.  RESTORE_REGS_STRING
+ * reloads the general purpose registers and leaves the stack pointer on the
+ * flags slot.  It does not modify the arithmetic flags, so that code after
+ * it may still branch on a comparison made before it.
+ */
+#include <asm/asm.h>
+
+#ifdef CONFIG_X86_64
+
+#define SAVE_REGS_STRING		\
+	"	subq $24, %rsp\n"	\
+	"	pushq %rdi\n"		\
+	"	pushq %rsi\n"		\
+	"	pushq %rdx\n"		\
+	"	pushq %rcx\n"		\
+	"	pushq %rax\n"		\
+	"	pushq %r8\n"		\
+	"	pushq %r9\n"		\
+	"	pushq %r10\n"		\
+	"	pushq %r11\n"		\
+	"	pushq %rbx\n"		\
+	"	pushq %rbp\n"		\
+	"	pushq %r12\n"		\
+	"	pushq %r13\n"		\
+	"	pushq %r14\n"		\
+	"	pushq %r15\n"
+
+#define RESTORE_REGS_STRING		\
+	"	popq %r15\n"		\
+	"	popq %r14\n"		\
+	"	popq %r13\n"		\
+	"	popq %r12\n"		\
+	"	popq %rbp\n"		\
+	"	popq %rbx\n"		\
+	"	popq %r11\n"		\
+	"	popq %r10\n"		\
+	"	popq %r9\n"		\
+	"	popq %r8\n"		\
+	"	popq %rax\n"		\
+	"	popq %rcx\n"		\
+	"	popq %rdx\n"		\
+	"	popq %rsi\n"		\
+	"	popq %rdi\n"		\
+	"	leaq 24(%rsp), %rsp\n"
+
+#else /* !CONFIG_X86_64 */
+
+/* cs, ip, orig_ax, gs and fs are reserved; the data segments are saved. */
+#define SAVE_REGS_STRING		\
+	"	subl $20, %esp\n"	\
+	"	pushl %es\n"		\
+	"	pushl %ds\n"		\
+	"	pushl %eax\n"		\
+	"	pushl %ebp\n"		\
+	"	pushl %edi\n"		\
+	"	pushl %esi\n"		\
+	"	pushl %edx\n"		\
+	"	pushl %ecx\n"		\
+	"	pushl %ebx\n"
+
+#define RESTORE_REGS_STRING		\
+	"	popl %ebx\n"		\
+	"	popl %ecx\n"		\
+	"	popl %edx\n"		\
+	"	popl %esi\n"		\
+	"	popl %edi\n"		\
+	"	popl %ebp\n"		\
+	"	popl %eax\n"		\
+	"	leal 28(%esp), %esp\n"
+
+#endif /* CONFIG_X86_64 */
+
+#ifndef __ASSEMBLY__
+#include <linux/types.h>
+
+struct kprobe;
+struct insn;
+
+/* Shared by core.c and opt.c (instruction analysis). */
+int kprobe_copy_orig_insn(unsigned long addr, u8 *buf, int *buf_len);
+int kprobe_decode_orig(struct insn *insn, unsigned long addr, u8 *buf);
+int kprobe_check_probeable(struct insn *insn);
+int kprobe_fixup_riprel(struct insn *insn, u8 *copy, unsigned long orig,
+			unsigned long dest);
+bool kprobe_is_indirect_thunk(unsigned long target);
+
+#ifdef CONFIG_OPTPROBES
+/* Original bytes under an optimized probe's jump (decode from function start). */
+void kprobe_opt_recover_bytes(unsigned long addr, u8 *buf, int len);
+#else
+static inline void kprobe_opt_recover_bytes(unsigned long addr, u8 *buf,
+					    int len)
+{
+}
+#endif
+
+#endif /* !__ASSEMBLY__ */
+
+#endif /* __X86_KERNEL_KPROBES_COMMON_H */

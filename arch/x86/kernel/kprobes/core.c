@@ -1,0 +1,967 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes: breakpoints, out-of-line execution and branch emulation.
+ *
+ * A probe is an int3 written over the first byte of the probed instruction.
+ * When it traps, kprobe_int3_handler() runs the pre handlers of the site,
+ * then makes the probed instruction take effect without ever single-stepping
+ * it with TF:
+ *
+ *  - Control flow instructions (jmp, jcc, call, ret, loop*, jrcxz and the
+ *    indirect jmp/call) are emulated in C on the saved registers.  Nothing is
+ *    copied for them.
+ *
+ *  - Any other instruction runs from an instruction slot, which holds two
+ *    copies of it (RIP-relative operands adjusted to the copy's address):
+ *
+ *	slot + 0:		insn; jmp probed_addr + len	("boosted" copy)
+ *	slot + int3_off:	insn; int3			("trapping" copy)
+ *
+ *    A site without post handler resumes in the boosted copy: one trap per
+ *    hit, and the CPU is back in the probed code after the jump.  A site with
+ *    a post handler resumes in the trapping copy with interrupts masked; the
+ *    int3 after the copy brings us back here, we move to probed_addr + len
+ *    and run the post handlers.  The core may add a post handler to a site
+ *    that is already armed, so both copies always exist and the choice is
+ *    made at each hit from site->post_handler.
+ *
+ *  - An instruction with an exception table entry is never boosted: if it
+ *    faults in the slot, kprobe_fault_handler() must see the fault to move
+ *    the instruction pointer back to the probed address, where the fixup is
+ *    registered.
+ *
+ * Reentry (a probe hit while this CPU already runs a probe's handlers or its
+ * out-of-line copy) runs no handler: the hit is counted as missed and the
+ * instruction is emulated or run from its boosted copy, which needs no
+ * per-CPU state.  Only a non-boostable copy needs the trapping copy; the
+ * interrupted probe is then saved in the kcb (one level).
+ */
+#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/extable.h>
+#include <linux/ftrace.h>
+#include <linux/execmem.h>
+#include <linux/set_memory.h>
+#include <linux/uaccess.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/moduleloader.h>
+
+#include <asm/text-patching.h>
+#include <asm/insn.h>
+#include <asm/ibt.h>
+#include <asm/sections.h>
+#include <asm/extable.h>
+#include <asm/trapnr.h>
+#include <asm/nospec-branch.h>
+
+#include "common.h"
+
+DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+/* ModRM reg field of "push r/m" (ff /6), see the indirect branch comment. */
+#define KP_MODRM_REG_PUSH	6
+
+/* ---------------------------------------------------------------------------
+ * Instruction analysis (prepare time, kprobe_mutex held)
+ * ---------------------------------------------------------------------------
+ */
+
+/*
+ * The text may carry our own changes: the int3 of a kprobe, or the jump of
+ * an optimized probe.  Put the original bytes back in @buf, which holds
+ * @len bytes copied from @addr.
+ */
+static void kp_recover_bytes(unsigned long addr, u8 *buf, int len)
+{
+	struct kprobe *p;
+	int i;
+
+	kprobe_opt_recover_bytes(addr, buf, len);
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != INT3_INSN_OPCODE)
+			continue;
+		p = get_kprobe((void *)(addr + i));
+		if (p && !kprobe_ftrace(p))
+			buf[i] = p->opcode;
+	}
+}
+
+/**
+ * kprobe_copy_orig_insn() - copy the original bytes of an instruction
+ * @addr: kernel text address
+ * @buf: MAX_INSN_SIZE bytes
+ * @buf_len: set to the number of bytes copied (the text may end before
+ *	MAX_INSN_SIZE bytes)
+ *
+ * Return: 0, or -EFAULT if @addr cannot be read.
+ */
+int kprobe_copy_orig_insn(unsigned long addr, u8 *buf, int *buf_len)
+{
+	int len = MAX_INSN_SIZE;
+
+	if (copy_from_kernel_nofault(buf, (void *)addr, len)) {
+		/* Maybe the last instruction before an unmapped page. */
+		len = PAGE_SIZE - offset_in_page(addr);
+		if (len >= MAX_INSN_SIZE ||
+		    copy_from_kernel_nofault(buf, (void *)addr, len))
+			return -EFAULT;
+	}
+
+	rcu_read_lock();
+	kp_recover_bytes(addr, buf, len);
+	rcu_read_unlock();
+
+	*buf_len = len;
+	return 0;
+}
+
+/**
+ * kprobe_decode_orig() - decode the original instruction at @addr
+ * @insn: decoded instruction
+ * @addr: kernel text address
+ * @buf: MAX_INSN_SIZE bytes, receives the original bytes
+ *
+ * Return: 0, or -EILSEQ if there is no valid instruction at @addr.
+ */
+int kprobe_decode_orig(struct insn *insn, unsigned long addr, u8 *buf)
+{
+	int len;
+
+	if (kprobe_copy_orig_insn(addr, buf, &len))
+		return -EILSEQ;
+	if (insn_decode(insn, buf, len, INSN_MODE_KERN) < 0)
+		return -EILSEQ;
+	return 0;
+}
+
+/*
+ * Only an address reached by decoding the function from its start is an
+ * instruction boundary.  The ftrace site at the entry is skipped as one
+ * 5-byte instruction whatever it holds at the moment: ftrace may be
+ * rewriting it (int3 + tail of a call) while we look.
+ */
+static int kp_check_boundary(unsigned long paddr)
+{
+	unsigned long size, offset, addr;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(paddr, &size, &offset))
+		return -EILSEQ;
+
+	addr = paddr - offset;
+	while (addr < paddr) {
+		if (ftrace_location(addr) == addr) {
+			addr += MCOUNT_INSN_SIZE;
+			continue;
+		}
+		if (kprobe_decode_orig(&insn, addr, buf))
+			return -EILSEQ;
+		addr += insn.length;
+	}
+	return addr == paddr ? 0 : -EILSEQ;
+}
+
+/**
+ * kprobe_check_probeable() - refuse what must never run out of line
+ * @insn: a decoded kernel instruction
+ *
+ * Traps (int3, int n, into, int1, ud*), instructions that change the
+ * interrupt flag (popf, cli, sti, iret) or wait for an interrupt (hlt, mwait:
+ * the trapping copy runs with interrupts masked), far transfers, system
+ * calls and VM entries (they never come back to the copy), xbegin (its abort
+ * target is relative) and instructions that hold off interrupts for the
+ * next one (mov ss, pop ss).
+ *
+ * Return: 0 or -EINVAL.
+ */
+int kprobe_check_probeable(struct insn *insn)
+{
+	u8 op0 = insn->opcode.bytes[0];
+	u8 op1 = insn->opcode.bytes[1];
+	u8 modrm = insn->modrm.bytes[0];
+
+	if (insn_has_emulate_prefix(insn) || insn_masking_exception(insn))
+		return -EINVAL;
+
+	/* VEX/EVEX/XOP encoded instructions are plain computations. */
+	if (insn_is_avx(insn))
+		return 0;
+
+	switch (op0) {
+	case 0xcc:	/* int3 */
+	case 0xcd:	/* int n */
+	case 0xce:	/* into */
+	case 0xf1:	/* int1 */
+	case 0x9d:	/* popf */
+	case 0xfa:	/* cli */
+	case 0xfb:	/* sti */
+	case 0xcf:	/* iret */
+	case 0x9a:	/* far call */
+	case 0xea:	/* far jmp */
+	case 0xca:	/* far ret imm16 */
+	case 0xcb:	/* far ret */
+	case 0xf4:	/* hlt */
+		return -EINVAL;
+	case 0xff:
+		/* ff /3 and ff /5: far indirect call and jmp */
+		if (X86_MODRM_REG(modrm) == 3 || X86_MODRM_REG(modrm) == 5)
+			return -EINVAL;
+		break;
+	case 0xc7:
+		if (modrm == 0xf8)	/* xbegin */
+			return -EINVAL;
+		break;
+	case 0x0f:
+		switch (op1) {
+		case 0x05:	/* syscall */
+		case 0x07:	/* sysret */
+		case 0x34:	/* sysenter */
+		case 0x35:	/* sysexit */
+		case 0x0b:	/* ud2 */
+		case 0xb9:	/* ud1 */
+		case 0xff:	/* ud0 */
+		case 0xaa:	/* rsm */
+			return -EINVAL;
+		case 0x01:
+			switch (modrm) {
+			case 0xc2:	/* vmlaunch */
+			case 0xc3:	/* vmresume */
+			case 0xc9:	/* mwait */
+			case 0xd8:	/* vmrun */
+			case 0xfb:	/* mwaitx */
+				return -EINVAL;
+			}
+			break;
+		}
+		break;
+	}
+	return 0;
+}
+
+/**
+ * kprobe_fixup_riprel() - adjust a RIP-relative operand to a copy's address
+ * @insn: the decoded original instruction
+ * @copy: the copy, same length and layout as the original
+ * @orig: address of the original instruction
+ * @dest: address the copy will run at
+ *
+ * Return: 0, or -ERANGE when the operand is out of reach from @dest.
+ */
+int kprobe_fixup_riprel(struct insn *insn, u8 *copy, unsigned long orig,
+			unsigned long dest)
+{
+	long disp;
+	s32 disp32;
+
+	if (!insn_rip_relative(insn))
+		return 0;
+
+	/* dest + len + new_disp must equal orig + len + old_disp. */
+	disp = (long)insn->displacement.value + (long)orig - (long)dest;
+	if (disp != (s32)disp)
+		return -ERANGE;
+	disp32 = disp;
+	memcpy(copy + insn_offset_displacement(insn), &disp32, sizeof(disp32));
+	return 0;
+}
+
+/**
+ * kprobe_is_indirect_thunk() - is @target a retpoline/ITS indirect thunk?
+ * @target: destination of a jmp/call rel32
+ *
+ * A jump to such a thunk is an indirect jump in disguise.
+ */
+bool kprobe_is_indirect_thunk(unsigned long target)
+{
+#ifdef CONFIG_MITIGATION_RETPOLINE
+	unsigned long start;
+
+	start = (unsigned long)__x86_indirect_thunk_array;
+	if (target >= start && target < start + 16 * RETPOLINE_THUNK_SIZE)
+		return true;
+	start = (unsigned long)__x86_indirect_jump_thunk_array;
+	if (target >= start && target < start + 16 * RETPOLINE_THUNK_SIZE)
+		return true;
+#endif
+#ifdef CONFIG_MITIGATION_ITS
+	start = (unsigned long)__x86_indirect_its_thunk_array;
+	if (target >= start && target < start + 16 * ITS_THUNK_SIZE)
+		return true;
+#endif
+	return false;
+}
+
+/* Register number (ModRM/SIB with REX extension) of the operand fields. */
+static u8 kp_rex_bits(struct insn *insn, u8 mask)
+{
+	if (!insn->rex_prefix.nbytes)
+		return 0;
+	return insn->rex_prefix.bytes[0] & mask ? 8 : 0;
+}
+
+/* Decode the operand of an indirect jmp/call (ff /2, ff /4). */
+static int kp_analyze_indirect(struct arch_specific_insn *ai,
+			       struct insn *insn, unsigned long next)
+{
+	u8 modrm = insn->modrm.bytes[0];
+	u8 sib = insn->sib.bytes[0];
+	int i;
+	insn_byte_t prefix;
+
+	/* The 32-register (REX2) and 16-bit forms are not worth emulating. */
+	if (insn_is_rex2(insn) || insn->opnd_bytes != 8)
+		return -EOPNOTSUPP;
+
+	if (X86_MODRM_MOD(modrm) == 3) {
+		ai->base = X86_MODRM_RM(modrm) | kp_rex_bits(insn, 1);
+		return 0;
+	}
+
+	/* fs/gs based operands and 32-bit addressing: refuse. */
+	if (insn->addr_bytes != 8)
+		return -EOPNOTSUPP;
+	for_each_insn_prefix(insn, i, prefix) {
+		if (prefix == 0x64 || prefix == 0x65)
+			return -EOPNOTSUPP;
+	}
+
+	ai->mem = 1;
+	ai->base = KP_NO_REG;
+	ai->index = KP_NO_REG;
+	ai->disp = insn->displacement.value;
+	ai->target = 0;
+
+	if (insn_rip_relative(insn)) {
+		ai->target = next + (long)ai->disp;
+		ai->disp = 0;
+	} else if (X86_MODRM_RM(modrm) == 4) {
+		u8 idx = X86_SIB_INDEX(sib) | kp_rex_bits(insn, 2);
+		u8 base = X86_SIB_BASE(sib);
+
+		if (idx != 4)
+			ai->index = idx;
+		ai->scale = X86_SIB_SCALE(sib);
+		if (!(base == 5 && X86_MODRM_MOD(modrm) == 0))
+			ai->base = base | kp_rex_bits(insn, 1);
+	} else {
+		ai->base = X86_MODRM_RM(modrm) | kp_rex_bits(insn, 1);
+	}
+
+	/*
+	 * The trapping copy turns the branch into "push <same operand>" (see
+	 * kp_build_slot()); with %rsp as base the push would read another
+	 * address than the branch.  Nobody writes that: refuse it.
+	 */
+	if (ai->base == 4)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Classify the instruction: run from the slot, or emulate. */
+static int kp_analyze(struct kprobe *p, struct insn *insn)
+{
+	struct arch_specific_insn *ai = &p->ainsn;
+	unsigned long next = (unsigned long)p->addr + insn->length;
+	u8 op0 = insn->opcode.bytes[0];
+	u8 op1 = insn->opcode.bytes[1];
+
+	ai->kind = KP_INSN_SLOT;
+	ai->len = insn->length;
+	ai->base = KP_NO_REG;
+	ai->index = KP_NO_REG;
+
+	if (insn_is_avx(insn))
+		return 0;
+
+	switch (op0) {
+	case 0x70 ... 0x7f:	/* jcc rel8 */
+		ai->kind = KP_INSN_JCC;
+		ai->cond = op0 & 0xf;
+		break;
+	case 0xe0 ... 0xe3:	/* loopne, loope, loop, jrcxz */
+		/* With 0x67 they count in %ecx: not worth emulating. */
+		if (insn->addr_bytes != 8)
+			return -EOPNOTSUPP;
+		ai->kind = KP_INSN_LOOP;
+		ai->cond = op0 & 3;
+		break;
+	case 0xe8:		/* call rel32 */
+		ai->kind = KP_INSN_CALL;
+		break;
+	case 0xe9:		/* jmp rel32 */
+	case 0xeb:		/* jmp rel8 */
+		ai->kind = KP_INSN_JMP;
+		break;
+	case 0xc2:		/* ret imm16 */
+		ai->imm = (u16)insn->immediate.value;
+		fallthrough;
+	case 0xc3:		/* ret */
+		ai->kind = KP_INSN_RET;
+		break;
+	case 0x0f:
+		if (op1 >= 0x80 && op1 <= 0x8f) {	/* jcc rel32 */
+			ai->kind = KP_INSN_JCC;
+			ai->cond = op1 & 0xf;
+		}
+		break;
+	case 0xff:
+		switch (X86_MODRM_REG(insn->modrm.bytes[0])) {
+		case 2:
+			ai->kind = KP_INSN_CALL_IND;
+			return kp_analyze_indirect(ai, insn, next);
+		case 4:
+			ai->kind = KP_INSN_JMP_IND;
+			return kp_analyze_indirect(ai, insn, next);
+		}
+		break;
+	}
+
+	if (ai->kind == KP_INSN_SLOT)
+		return 0;
+
+	/* A 16-bit operand size would truncate the new instruction pointer. */
+	if (insn->opnd_bytes != 8)
+		return -EINVAL;
+
+	switch (ai->kind) {
+	case KP_INSN_JCC:
+	case KP_INSN_LOOP:
+	case KP_INSN_CALL:
+	case KP_INSN_JMP:
+		ai->target = next + (long)insn->immediate.value;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Fill the slot: see the top comment for the layout.  An indirect branch
+ * through memory is emulated, but reading its target may fault: then the
+ * trapping copy runs instead, as "push <operand>" (same operand, ModRM reg
+ * field 6), so that the fault happens for real and is reported at the probed
+ * address; if the read works this time, the second trap pops the target.
+ */
+static int kp_build_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
+{
+	struct arch_specific_insn *ai = &p->ainsn;
+	unsigned long addr = (unsigned long)p->addr;
+	u8 buf[KPROBE_INSN_SLOT_SIZE];
+	unsigned long slot;
+	int len = insn->length, off = 0, size, ret;
+	long rel;
+
+	ai->insn = get_insn_slot();
+	if (!ai->insn)
+		return -ENOMEM;
+	slot = (unsigned long)ai->insn;
+	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
+
+	if (ai->kind == KP_INSN_SLOT) {
+		memcpy(buf, orig, len);
+		ret = kprobe_fixup_riprel(insn, buf, addr, slot);
+		if (ret)
+			goto fail;
+		rel = (long)(addr + len) - (long)(slot + len + JMP32_INSN_SIZE);
+		if (rel != (s32)rel) {
+			ret = -ERANGE;
+			goto fail;
+		}
+		__text_gen_insn(buf + len, JMP32_INSN_OPCODE, (void *)(slot + len),
+				(void *)(addr + len), JMP32_INSN_SIZE);
+		off = len + JMP32_INSN_SIZE;
+	}
+
+	ai->int3_off = off;
+	memcpy(buf + off, orig, len);
+	if (ai->mem) {
+		u8 *modrm = buf + off + insn_offset_modrm(insn);
+
+		*modrm = (*modrm & ~0x38) | (KP_MODRM_REG_PUSH << 3);
+	}
+	ret = kprobe_fixup_riprel(insn, buf + off, addr, slot + off);
+	if (ret)
+		goto fail;
+	size = off + len + INT3_INSN_SIZE;
+
+	text_poke_copy(ai->insn, buf, size);
+	perf_event_text_poke(ai->insn, NULL, 0, buf, size);
+	return 0;
+
+fail:
+	free_insn_slot(ai->insn, 0);
+	ai->insn = NULL;
+	return ret;
+}
+
+/**
+ * arch_prepare_kprobe() - decode and set up the instruction at p->addr
+ * @p: the site
+ *
+ * Return: 0; -EILSEQ if p->addr is not an instruction boundary or holds no
+ * valid instruction; -EINVAL if the instruction cannot be probed;
+ * -EOPNOTSUPP for branch forms we do not emulate; -EBUSY on an ftrace site
+ * (the core must use ftrace for it); -ERANGE if no slot is within reach;
+ * -ENOMEM.
+ */
+int arch_prepare_kprobe(struct kprobe *p)
+{
+	unsigned long addr = (unsigned long)p->addr;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+	int ret;
+
+	memset(&p->ainsn, 0, sizeof(p->ainsn));
+
+	/* ftrace rewrites these 5 bytes at will: an int3 there would break it. */
+	if (ftrace_location(addr) == addr)
+		return -EBUSY;
+
+	ret = kp_check_boundary(addr);
+	if (ret)
+		return ret;
+	ret = kprobe_decode_orig(&insn, addr, buf);
+	if (ret)
+		return ret;
+	ret = kprobe_check_probeable(&insn);
+	if (ret)
+		return ret;
+	ret = kp_analyze(p, &insn);
+	if (ret)
+		return ret;
+
+	p->opcode = buf[0];
+	if (p->ainsn.kind == KP_INSN_SLOT || p->ainsn.mem) {
+		ret = kp_build_slot(p, &insn, buf);
+		if (ret)
+			return ret;
+	}
+
+	/* pushf in the trapping copy pushes IF clear: fixed up after it. */
+	p->ainsn.pushf = p->ainsn.kind == KP_INSN_SLOT && !insn_is_avx(&insn) &&
+			 insn.opcode.bytes[0] == 0x9c;
+	p->ainsn.boostable = p->ainsn.kind == KP_INSN_SLOT &&
+			     !search_exception_tables(addr);
+	return 0;
+}
+
+void arch_remove_kprobe(struct kprobe *p)
+{
+	if (!p->ainsn.insn)
+		return;
+	/* A task may have been preempted in a boosted copy: let the core wait. */
+	free_insn_slot(p->ainsn.insn, p->ainsn.boostable);
+	p->ainsn.insn = NULL;
+}
+
+void arch_arm_kprobe(struct kprobe *p)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+
+	text_poke(p->addr, &int3, INT3_INSN_SIZE);
+	perf_event_text_poke(p->addr, &p->opcode, 1, &int3, 1);
+}
+
+void arch_disarm_kprobe(struct kprobe *p)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+
+	text_poke(p->addr, &p->opcode, 1);
+	perf_event_text_poke(p->addr, &int3, 1, &p->opcode, 1);
+}
+
+void arch_kprobe_sync(void)
+{
+	text_poke_sync();
+}
+
+/* Probes on the function entry land after its ENDBR. */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	u32 first;
+	bool endbr;
+
+	endbr = !get_kernel_nofault(first, (u32 *)(addr - offset)) &&
+		is_endbr(first);
+	if (endbr && !offset) {
+		addr += ENDBR_INSN_SIZE;
+		offset = ENDBR_INSN_SIZE;
+	}
+	*on_func_entry = !offset || (endbr && offset == ENDBR_INSN_SIZE);
+	return (kprobe_opcode_t *)addr;
+}
+
+/* The entry code runs before the kernel can handle an int3 sanely. */
+bool arch_within_kprobe_blacklist(unsigned long addr)
+{
+	return addr >= (unsigned long)__entry_text_start &&
+	       addr < (unsigned long)__entry_text_end;
+}
+
+int arch_populate_kprobe_blacklist(void)
+{
+	return kprobe_add_area_blacklist((unsigned long)__entry_text_start,
+					 (unsigned long)__entry_text_end);
+}
+
+int arch_init_kprobes(void)
+{
+	return 0;
+}
+
+/*
+ * Slots are executable and read-only: fill the page with int3 while it is
+ * still writable, so that a stray jump into an unused slot traps, then seal
+ * it.  Slots are written later with text_poke_copy().
+ */
+void *alloc_insn_page(void)
+{
+	void *page;
+
+	page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+	if (!page)
+		return NULL;
+	memset(page, INT3_INSN_OPCODE, PAGE_SIZE);
+	if (set_memory_rox((unsigned long)page, 1)) {
+		execmem_free(page);
+		return NULL;
+	}
+	return page;
+}
+
+/* ---------------------------------------------------------------------------
+ * The hit path: int3 and fault handlers (interrupts off, no locks)
+ * ---------------------------------------------------------------------------
+ */
+
+static nokprobe_inline unsigned long kp_reg(struct pt_regs *regs, u8 reg)
+{
+	switch (reg) {
+	case 0: return regs->ax;
+	case 1: return regs->cx;
+	case 2: return regs->dx;
+	case 3: return regs->bx;
+	case 4: return regs->sp;
+	case 5: return regs->bp;
+	case 6: return regs->si;
+	case 7: return regs->di;
+	case 8: return regs->r8;
+	case 9: return regs->r9;
+	case 10: return regs->r10;
+	case 11: return regs->r11;
+	case 12: return regs->r12;
+	case 13: return regs->r13;
+	case 14: return regs->r14;
+	default: return regs->r15;
+	}
+}
+
+/* Target of an indirect branch; false if its memory operand is unreadable. */
+static nokprobe_inline bool kp_indirect_target(const struct arch_specific_insn *ai,
+					       struct pt_regs *regs,
+					       unsigned long *target)
+{
+	unsigned long ea;
+
+	if (!ai->mem) {
+		*target = kp_reg(regs, ai->base);
+		return true;
+	}
+
+	ea = ai->target + (long)ai->disp;
+	if (ai->base != KP_NO_REG)
+		ea += kp_reg(regs, ai->base);
+	if (ai->index != KP_NO_REG)
+		ea += kp_reg(regs, ai->index) << ai->scale;
+	return !copy_from_kernel_nofault(target, (void *)ea, sizeof(*target));
+}
+
+/*
+ * Emulate a control flow instruction.  The int3 entry leaves a gap below
+ * the interrupted stack, so a call can push its return address there.
+ * Returns false only when an indirect branch target cannot be read.
+ */
+static nokprobe_inline bool kp_emulate(struct kprobe *p, struct pt_regs *regs)
+{
+	const struct arch_specific_insn *ai = &p->ainsn;
+	unsigned long next = (unsigned long)p->addr + ai->len;
+	unsigned long target;
+	bool taken;
+
+	switch (ai->kind) {
+	case KP_INSN_JMP:
+		regs->ip = ai->target;
+		break;
+	case KP_INSN_JCC:
+		int3_emulate_jcc(regs, ai->cond, next, ai->target - next);
+		break;
+	case KP_INSN_CALL:
+		int3_emulate_push(regs, next);
+		regs->ip = ai->target;
+		break;
+	case KP_INSN_RET:
+		regs->ip = int3_emulate_pop(regs);
+		regs->sp += ai->imm;
+		break;
+	case KP_INSN_LOOP:
+		if (ai->cond == 3) {			/* jrcxz */
+			taken = !regs->cx;
+		} else {
+			regs->cx--;
+			taken = regs->cx != 0;
+			if (ai->cond == 0)		/* loopne */
+				taken &= !(regs->flags & X86_EFLAGS_ZF);
+			else if (ai->cond == 1)		/* loope */
+				taken &= !!(regs->flags & X86_EFLAGS_ZF);
+		}
+		regs->ip = taken ? ai->target : next;
+		break;
+	case KP_INSN_JMP_IND:
+	case KP_INSN_CALL_IND:
+		if (!kp_indirect_target(ai, regs, &target))
+			return false;
+		if (ai->kind == KP_INSN_CALL_IND)
+			int3_emulate_push(regs, next);
+		regs->ip = target;
+		break;
+	}
+	return true;
+}
+
+static nokprobe_inline void kp_save_prev(struct kprobe_ctlblk *kcb)
+{
+	kcb->prev_kprobe.kp = kprobe_running();
+	kcb->prev_kprobe.status = kcb->kprobe_status;
+	kcb->prev_kprobe.saved_if = kcb->saved_if;
+}
+
+static nokprobe_inline void kp_restore_prev(struct kprobe_ctlblk *kcb)
+{
+	__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
+	kcb->kprobe_status = kcb->prev_kprobe.status;
+	kcb->saved_if = kcb->prev_kprobe.saved_if;
+}
+
+/*
+ * Resume in the trapping copy.  Interrupts stay masked until the int3 after
+ * it: the per-CPU state must not be left to another task on this CPU.
+ */
+static nokprobe_inline void kp_step_trapping(struct kprobe *p,
+					     struct pt_regs *regs,
+					     struct kprobe_ctlblk *kcb,
+					     unsigned long status)
+{
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = status;
+	kcb->saved_if = regs->flags & X86_EFLAGS_IF;
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)p->ainsn.insn + p->ainsn.int3_off;
+}
+
+/* Address of the int3 that ends @p's trapping copy. */
+static nokprobe_inline unsigned long kp_step_end(struct kprobe *p)
+{
+	return (unsigned long)p->ainsn.insn + p->ainsn.int3_off + p->ainsn.len;
+}
+
+/* The probed instruction after the pre handlers (no reentry). */
+static nokprobe_inline void kp_run_insn(struct kprobe *p, struct pt_regs *regs,
+					struct kprobe_ctlblk *kcb)
+{
+	const struct arch_specific_insn *ai = &p->ainsn;
+
+	if (ai->kind != KP_INSN_SLOT) {
+		/* Handlers' faults must not be confused with ours: HIT_SS. */
+		kcb->kprobe_status = KPROBE_HIT_SS;
+		if (unlikely(!kp_emulate(p, regs))) {
+			kp_step_trapping(p, regs, kcb, KPROBE_HIT_SS);
+			return;
+		}
+		if (p->post_handler) {
+			kcb->kprobe_status = KPROBE_HIT_SSDONE;
+			kprobe_call_post_handlers(p, regs);
+		}
+		reset_current_kprobe();
+		return;
+	}
+
+	if (ai->boostable && !p->post_handler) {
+		regs->ip = (unsigned long)ai->insn;
+		reset_current_kprobe();
+		return;
+	}
+	kp_step_trapping(p, regs, kcb, KPROBE_HIT_SS);
+}
+
+/* The int3 after the trapping copy: finish the step. */
+static nokprobe_inline void kp_finish_step(struct kprobe *cur,
+					   struct pt_regs *regs,
+					   struct kprobe_ctlblk *kcb)
+{
+	const struct arch_specific_insn *ai = &cur->ainsn;
+	unsigned long next = (unsigned long)cur->addr + ai->len;
+	unsigned long target;
+
+	regs->flags |= kcb->saved_if;
+	if (ai->kind == KP_INSN_SLOT) {
+		if (ai->pushf)
+			*(u16 *)regs->sp |= kcb->saved_if;
+		regs->ip = next;
+	} else {
+		/* An indirect branch whose copy pushed the target. */
+		target = int3_emulate_pop(regs);
+		if (ai->kind == KP_INSN_CALL_IND)
+			int3_emulate_push(regs, next);
+		regs->ip = target;
+	}
+
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		kp_restore_prev(kcb);
+		return;
+	}
+	if (cur->post_handler) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		kprobe_call_post_handlers(cur, regs);
+	}
+	reset_current_kprobe();
+}
+
+/* A probe hit while this CPU runs another one: no handlers. */
+static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
+				       struct kprobe_ctlblk *kcb)
+{
+	const struct arch_specific_insn *ai = &p->ainsn;
+	bool stepping = kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER);
+
+	kprobes_inc_nmissed_count(p);
+
+	if (ai->kind != KP_INSN_SLOT) {
+		if (likely(kp_emulate(p, regs)))
+			return;
+	} else if (ai->boostable || stepping) {
+		/*
+		 * Also for a non-boostable copy when we cannot save another
+		 * level (an NMI hit a probe while this CPU was stepping): it
+		 * only loses the fault fixup if the instruction faults.
+		 */
+		regs->ip = (unsigned long)ai->insn;
+		return;
+	}
+
+	if (unlikely(stepping)) {
+		/* A second nesting level with an unreadable branch target. */
+		pr_emerg("kprobes: cannot step %pS while nested twice\n", p->addr);
+		BUG();
+	}
+	kp_save_prev(kcb);
+	kp_step_trapping(p, regs, kcb, KPROBE_REENTER);
+}
+
+/**
+ * kprobe_int3_handler() - handle an int3 trap in the kernel
+ * @regs: registers at the trap; regs->ip is just after the int3
+ *
+ * Called by do_int3() with interrupts disabled.
+ *
+ * Return: 1 if the trap was ours (regs updated to resume), 0 otherwise.
+ */
+int kprobe_int3_handler(struct pt_regs *regs)
+{
+	unsigned long addr = regs->ip - INT3_INSN_SIZE;
+	struct kprobe_ctlblk *kcb;
+	struct kprobe *p, *cur;
+
+	if (user_mode(regs))
+		return 0;
+
+	kcb = get_kprobe_ctlblk();
+	cur = kprobe_running();
+
+	if (cur && (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
+	    addr == kp_step_end(cur)) {
+		kp_finish_step(cur, regs, kcb);
+		return 1;
+	}
+
+	p = get_kprobe((void *)addr);
+	if (unlikely(!p)) {
+		/*
+		 * The probe went away after this CPU hit its int3: run the
+		 * original instruction, which is back in place.
+		 */
+		if (*(kprobe_opcode_t *)addr != INT3_INSN_OPCODE) {
+			regs->ip = addr;
+			return 1;
+		}
+		return 0;
+	}
+
+	if (unlikely(cur)) {
+		kp_reenter(p, regs, kcb);
+		return 1;
+	}
+
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (kprobe_call_pre_handlers(p, regs)) {
+		/* Execution was redirected: skip the instruction. */
+		reset_current_kprobe();
+		return 1;
+	}
+	kp_run_insn(p, regs, kcb);
+	return 1;
+}
+NOKPROBE_SYMBOL(kprobe_int3_handler);
+
+/**
+ * kprobe_fault_handler() - a trap happened while a probe runs on this CPU
+ * @regs: registers at the fault
+ * @trapnr: X86_TRAP_*
+ *
+ * A fault of the out-of-line copy is moved back to the probed address, as if
+ * the original instruction had faulted: the kernel then handles it there
+ * (page fault, exception table fixup, oops).  A fault in a handler goes to
+ * the probes' fault handlers.
+ *
+ * Return: 1 if the fault was fixed, 0 to let the kernel handle it.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe *cur = kprobe_running();
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	if (unlikely(!cur))
+		return 0;
+
+	if (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) {
+		if (!cur->ainsn.insn ||
+		    regs->ip != (unsigned long)cur->ainsn.insn + cur->ainsn.int3_off)
+			return 0;
+
+		regs->ip = (unsigned long)cur->addr;
+		regs->flags |= kcb->saved_if;
+		if (kcb->kprobe_status == KPROBE_REENTER)
+			kp_restore_prev(kcb);
+		else
+			reset_current_kprobe();
+
+		/*
+		 * The page fault path looks up the exception table after us;
+		 * the others (#GP of an *_safe MSR access) already did, with
+		 * the slot address: look again at the original one.
+		 */
+		if (trapnr != X86_TRAP_PF)
+			return fixup_exception(regs, trapnr,
+					       current->thread.error_code, 0);
+		return 0;
+	}
+
+	if (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))
+		return kprobe_call_fault_handlers(cur, regs, trapnr);
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_fault_handler);
