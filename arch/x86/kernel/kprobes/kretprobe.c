@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kretprobes: the return trampoline.
+ *
+ * At function entry arch_prepare_kretprobe() replaces the return address on
+ * the stack by __kretprobe_trampoline.  When the function returns there, the
+ * trampoline (no trap) builds a struct pt_regs describing the state right
+ * after the return and calls the generic __kretprobe_trampoline_handler(),
+ * which runs the handlers and gives back the real return address; the
+ * trampoline then returns to it.
+ *
+ * Stack traces: the trampoline first pushes its own address into the slot
+ * the function's ret just popped, i.e. at ri->fp.  For the unwinders that
+ * slot is the return address of a normal frame (UNWIND_HINT_FUNC); they see
+ * the trampoline's address there and ask kretprobe_find_ret_addr() for the
+ * real one (asm/unwind.h).  Once the core knows the real address,
+ * arch_kretprobe_fixup_return() also writes it into that slot.
+ */
+#include <linux/kprobes.h>
+#include <linux/objtool.h>
+#include <linux/linkage.h>
+#include <asm/unwind_hints.h>
+#include <asm/segment.h>
+#include <asm/ptrace.h>
+
+#include "common.h"
+
+#ifndef ANNOTATE_NOENDBR
+#define ANNOTATE_NOENDBR
+#endif
+
+__visible void kretprobe_trampoline_callback(struct pt_regs *regs);
+
+/*
+ * On entry %rsp = ri->fp + 8.  The frame built, from high to low addresses:
+ * the return slot (ri->fp), ss, sp, flags, then SAVE_REGS_STRING's part.
+ * The flags are restored with popf before the final ret; lea, unlike add,
+ * leaves them alone while skipping the sp and ss slots.
+ */
+asm(
+	".text\n"
+	".global __kretprobe_trampoline\n"
+	".type __kretprobe_trampoline, @function\n"
+	"__kretprobe_trampoline:\n"
+	/* Only ever reached by a ret: no ENDBR needed. */
+	ANNOTATE_NOENDBR
+	"	pushq $__kretprobe_trampoline\n"
+	UNWIND_HINT_FUNC
+	"	pushq $" __stringify(__KERNEL_DS) "\n"
+	"	pushq %rsp\n"
+	"	pushfq\n"
+	SAVE_REGS_STRING
+	"	movq %rsp, %rdi\n"
+	"	call kretprobe_trampoline_callback\n"
+	RESTORE_REGS_STRING
+	"	popfq\n"
+	"	leaq 16(%rsp), %rsp\n"
+	ASM_RET
+	".size __kretprobe_trampoline, .-__kretprobe_trampoline\n"
+);
+NOKPROBE_SYMBOL(__kretprobe_trampoline);
+/*
+ * The trampoline does not set up a frame pointer: %rbp still holds the
+ * caller's frame, which is what a frame pointer unwinder needs to go on.
+ */
+STACK_FRAME_NON_STANDARD_FP(__kretprobe_trampoline);
+
+/* The return slot sits right above the struct pt_regs built by the asm. */
+static nokprobe_inline unsigned long *kretprobe_ret_slot(struct pt_regs *regs)
+{
+	return (unsigned long *)(regs + 1);
+}
+
+__used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
+{
+	unsigned long *slot = kretprobe_ret_slot(regs);
+
+	/* What the asm could not fill in. */
+	regs->csx = __KERNEL_CS;
+	regs->ip = (unsigned long)&__kretprobe_trampoline;
+	regs->orig_ax = ~0UL;
+	/* "pushq %rsp" saved ri->fp - 8; the caller's stack is at ri->fp + 8. */
+	regs->sp += 2 * sizeof(long);
+
+	*slot = __kretprobe_trampoline_handler(regs, slot);
+}
+NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
+
+void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long *slot = (unsigned long *)regs->sp;
+
+	ri->ret_addr = (kprobe_opcode_t *)*slot;
+	ri->fp = slot;
+	*slot = (unsigned long)&__kretprobe_trampoline;
+}
+NOKPROBE_SYMBOL(arch_prepare_kretprobe);
+
+/* Called by __kretprobe_trampoline_handler() before the handlers run. */
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr)
+{
+	regs->ip = (unsigned long)correct_ret_addr;
+	*kretprobe_ret_slot(regs) = (unsigned long)correct_ret_addr;
+}
+NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
