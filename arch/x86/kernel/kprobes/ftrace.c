@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes on ftrace: a probe on the ftrace site at a function entry is
+ * armed through an ftrace_ops (the core owns it) instead of an int3, and
+ * reaches its handlers through kprobe_ftrace_handler() below.
+ *
+ * Handlers see the same registers as with a breakpoint on the first byte of
+ * the 5-byte ftrace instruction: regs->ip = ip + 1 during the pre handlers,
+ * and regs->ip = ip + MCOUNT_INSN_SIZE (the nop "executed") during the post
+ * handlers.  ftrace_regs_caller returns to regs->ip, so a pre handler
+ * redirects execution by changing it and returning non-zero; otherwise
+ * regs->ip is put back as ftrace gave it.
+ */
+#include <linux/kprobes.h>
+#include <linux/ftrace.h>
+#include <linux/preempt.h>
+#include <asm/text-patching.h>
+
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprobe_ctlblk *kcb;
+	unsigned long orig_ip;
+	struct kprobe *p;
+	int bit;
+
+	if (unlikely(!regs))
+		return;
+
+	/* Also disables preemption: current_kprobe is per CPU. */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+
+	p = get_kprobe((kprobe_opcode_t *)ip);
+	if (unlikely(!p) || kprobe_disabled(p))
+		goto out;
+
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(p);
+		goto out;
+	}
+
+	kcb = get_kprobe_ctlblk();
+	orig_ip = regs->ip;
+	regs->ip = ip + INT3_INSN_SIZE;
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (!kprobe_call_pre_handlers(p, regs)) {
+		regs->ip = ip + MCOUNT_INSN_SIZE;
+		if (p->post_handler) {
+			kcb->kprobe_status = KPROBE_HIT_SSDONE;
+			kprobe_call_post_handlers(p, regs);
+		}
+		regs->ip = orig_ip;
+	}
+	/* Else a handler set regs->ip: ftrace_regs_caller resumes there. */
+	reset_current_kprobe();
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+NOKPROBE_SYMBOL(kprobe_ftrace_handler);
+
+int arch_prepare_kprobe_ftrace(struct kprobe *p)
+{
+	memset(&p->ainsn, 0, sizeof(p->ainsn));
+	/* Only for display: ftrace owns these bytes and changes them. */
+	if (copy_from_kernel_nofault(&p->opcode, p->addr, sizeof(p->opcode)))
+		return -EFAULT;
+	return 0;
+}
