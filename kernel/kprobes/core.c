@@ -1,0 +1,1135 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kprobes core: probes, sites, registration and the services of the hit path.
+ *
+ * Every probed address has one site: a struct kprobe allocated by the core
+ * (inside a struct kprobe_site), hashed by address and armed by arch code.
+ * The users' probes at that address are the site's members; the site's hit
+ * path services walk them in registration order.  The arch code never sees a
+ * user's probe, so adding a second probe at an address is a list insertion
+ * and removing one never touches the text unless it was the last.
+ *
+ * Locking: kprobe_mutex serializes every change.  The hash and the member
+ * lists are RCU lists: the hit path walks them with preemption disabled and
+ * no lock, so an unlinked probe or site is freed only after synchronize_rcu().
+ * Text changes are made under text_mutex, in batches: a whole register_kprobes()
+ * or unregister_kprobes() call arms or disarms its sites and synchronizes the
+ * other CPUs once (arch_kprobe_sync()), and waits for one grace period.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/cpu.h>
+#include <linux/hash.h>
+#include <linux/init.h>
+#include <linux/jump_label.h>
+#include <linux/kallsyms.h>
+#include <linux/memory.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/static_call.h>
+#include <asm/sections.h>
+
+#include "internal.h"
+
+/* Serializes registration, arming and text changes of probes. */
+DEFINE_MUTEX(kprobe_mutex);
+
+/* Sites by address; a user's probe is never hashed, only its site. */
+struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
+
+/* debugfs kprobes/enabled: when set, no site is armed, whatever its members. */
+bool kprobes_all_disarmed;
+
+static bool kprobes_initialized;
+
+DEFINE_PER_CPU(struct kprobe *, current_kprobe);
+EXPORT_PER_CPU_SYMBOL_GPL(current_kprobe);
+DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+/*
+ * The member whose pre or post handler runs on this CPU, so that a fault in
+ * that handler goes to that member's fault handler only.
+ */
+static DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
+
+static struct hlist_head *kprobe_bucket(void *addr)
+{
+	return &kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)];
+}
+
+/* ---------------------------------------------------------------------------
+ * The hit path.  Preemption is disabled, no lock is taken.
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * get_kprobe() - the site armed at an address
+ * @addr: the probed address
+ *
+ * Called by arch code on the hit path (RCU, preemption disabled) and with
+ * kprobe_mutex held.  Sites whose text went away are not returned.
+ *
+ * Return: the site at @addr, or NULL.
+ */
+struct kprobe *get_kprobe(void *addr)
+{
+	struct kprobe *p;
+
+	hlist_for_each_entry_rcu(p, kprobe_bucket(addr), hlist,
+				 lockdep_is_held(&kprobe_mutex)) {
+		if (p->addr == addr && !kprobe_gone(p))
+			return p;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(get_kprobe);
+NOKPROBE_SYMBOL(get_kprobe);
+
+/**
+ * kprobe_call_pre_handlers() - run the pre handlers of a site's probes
+ * @site: the site that was hit
+ * @regs: the registers at the probed address
+ *
+ * Counts a hit for every enabled probe and calls its pre handler, in
+ * registration order.  A handler that returns non-zero changed the
+ * instruction pointer: the remaining handlers are skipped.
+ *
+ * Return: non-zero if a handler redirected execution.
+ */
+int kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs)
+{
+	struct kprobe *p;
+	int ret = 0;
+
+	list_for_each_entry_rcu(p, &site->list, list) {
+		if (unlikely(kprobe_disabled(p)))
+			continue;
+		this_cpu_inc(*p->hits);
+		if (!p->pre_handler)
+			continue;
+		__this_cpu_write(kprobe_instance, p);
+		ret = p->pre_handler(p, regs);
+		if (ret)
+			break;
+	}
+	__this_cpu_write(kprobe_instance, NULL);
+	return ret;
+}
+NOKPROBE_SYMBOL(kprobe_call_pre_handlers);
+
+/**
+ * kprobe_call_post_handlers() - run the post handlers of a site's probes
+ * @site: the site whose probed instruction just ran
+ * @regs: the registers after the probed instruction
+ */
+void kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs)
+{
+	struct kprobe *p;
+
+	list_for_each_entry_rcu(p, &site->list, list) {
+		if (!p->post_handler || unlikely(kprobe_disabled(p)))
+			continue;
+		__this_cpu_write(kprobe_instance, p);
+		p->post_handler(p, regs, 0);
+	}
+	__this_cpu_write(kprobe_instance, NULL);
+}
+NOKPROBE_SYMBOL(kprobe_call_post_handlers);
+
+/**
+ * kprobe_call_fault_handlers() - offer a fault to the probes of a site
+ * @site: the site being handled on this CPU
+ * @regs: the registers at the fault
+ * @trapnr: the arch's trap number
+ *
+ * A fault inside a pre or post handler is offered to that handler's probe
+ * only; a fault of the probed instruction itself, running out of line, is
+ * offered to every enabled probe of the site until one fixes it.
+ *
+ * Return: 1 if a fault handler fixed the fault, else 0.
+ */
+int kprobe_call_fault_handlers(struct kprobe *site, struct pt_regs *regs,
+			       int trapnr)
+{
+	struct kprobe *cur = __this_cpu_read(kprobe_instance);
+	struct kprobe *p;
+
+	if (cur)
+		return cur->fault_handler && cur->fault_handler(cur, regs, trapnr);
+
+	list_for_each_entry_rcu(p, &site->list, list) {
+		if (p->fault_handler && !kprobe_disabled(p) &&
+		    p->fault_handler(p, regs, trapnr))
+			return 1;
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_call_fault_handlers);
+
+/**
+ * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
+ * @site: the site that was hit, typically while another probe was running
+ */
+void kprobes_inc_nmissed_count(struct kprobe *site)
+{
+	struct kprobe *p;
+
+	list_for_each_entry_rcu(p, &site->list, list) {
+		if (!kprobe_disabled(p))
+			p->nmissed++;
+	}
+}
+NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
+
+/*
+ * A site's own handlers.  Arch code is expected to call the services above
+ * directly; these make a site behave if it calls the pointers anyway, and
+ * identify a struct kprobe as a site.
+ */
+static int site_pre_handler(struct kprobe *site, struct pt_regs *regs)
+{
+	return kprobe_call_pre_handlers(site, regs);
+}
+NOKPROBE_SYMBOL(site_pre_handler);
+
+static void site_post_handler(struct kprobe *site, struct pt_regs *regs,
+			      unsigned long flags)
+{
+	kprobe_call_post_handlers(site, regs);
+}
+NOKPROBE_SYMBOL(site_post_handler);
+
+static int site_fault_handler(struct kprobe *site, struct pt_regs *regs,
+			      int trapnr)
+{
+	return kprobe_call_fault_handlers(site, regs, trapnr);
+}
+NOKPROBE_SYMBOL(site_fault_handler);
+
+bool kprobe_is_site(struct kprobe *p)
+{
+	return p->pre_handler == site_pre_handler;
+}
+
+/*
+ * What kprobe_running() returns between kprobe_busy_begin() and _end(): not a
+ * real probe, so that a probe hit in between counts as a reentry.
+ */
+static struct kprobe kprobe_busy = {
+	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
+};
+
+/**
+ * kprobe_busy_begin() - make probe hits on this CPU count as missed
+ *
+ * Disables preemption until kprobe_busy_end().  The caller must have checked
+ * that no probe is running on this CPU.
+ */
+void kprobe_busy_begin(void)
+{
+	preempt_disable();
+	__this_cpu_write(current_kprobe, &kprobe_busy);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+}
+EXPORT_SYMBOL_GPL(kprobe_busy_begin);
+NOKPROBE_SYMBOL(kprobe_busy_begin);
+
+/**
+ * kprobe_busy_end() - end of a kprobe_busy_begin() section
+ */
+void kprobe_busy_end(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
+}
+EXPORT_SYMBOL_GPL(kprobe_busy_end);
+NOKPROBE_SYMBOL(kprobe_busy_end);
+
+/* ---------------------------------------------------------------------------
+ * Default arch hooks.
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * kprobe_lookup_name() - the address of a function, for probing
+ * @name: the symbol ("func" or "module:func")
+ * @offset: the offset that will be probed in it, for arches whose function
+ *	symbols need it to pick an entry point
+ *
+ * Return: the function's address, or NULL if there is no such symbol.
+ */
+kprobe_opcode_t *__weak kprobe_lookup_name(const char *name,
+					   unsigned int offset)
+{
+	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
+}
+EXPORT_SYMBOL_GPL(kprobe_lookup_name);
+
+kprobe_opcode_t *__weak arch_adjust_kprobe_addr(unsigned long addr,
+						unsigned long offset,
+						bool *on_func_entry)
+{
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)addr;
+}
+
+int __weak arch_init_kprobes(void)
+{
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Where a probe lands, and whether it may land there.
+ * ---------------------------------------------------------------------------
+ */
+
+/*
+ * Resolve @sym (or @addr) + @offset.  Returns the address the probe lands on,
+ * as adjusted by the arch, or ERR_PTR(): -EINVAL for a malformed request or
+ * an address no function contains, -ENOENT for an unknown symbol, -EILSEQ
+ * for an offset past the end of the function.
+ */
+static kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
+				       unsigned long offset, bool *on_entry)
+{
+	unsigned long base, target, size, off;
+
+	if (!addr == !sym)
+		return ERR_PTR(-EINVAL);
+
+	if (sym) {
+		addr = kprobe_lookup_name(sym, offset);
+		if (!addr)
+			return ERR_PTR(-ENOENT);
+	}
+	base = (unsigned long)addr;
+	if (!kallsyms_lookup_size_offset(base, &size, &off))
+		return ERR_PTR(sym ? -ENOENT : -EINVAL);
+	if (offset >= size - off || check_add_overflow(base, offset, &target))
+		return ERR_PTR(-EILSEQ);
+
+	return arch_adjust_kprobe_addr(target, off + offset, on_entry);
+}
+
+/**
+ * kprobe_on_func_entry() - whether a probe would be at a function's entry
+ * @addr: the address to probe, or NULL with @sym
+ * @sym: the function to probe, or NULL with @addr
+ * @offset: the offset from @addr or @sym
+ *
+ * Return: 0 if the probe would be on the entry of a function, -EINVAL if
+ * not, or another -errno if the request cannot be resolved (-ENOENT for an
+ * unknown symbol).
+ */
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset)
+{
+	kprobe_opcode_t *where;
+	bool on_entry;
+
+	where = kprobe_resolve(addr, sym, offset, &on_entry);
+	if (IS_ERR(where))
+		return PTR_ERR(where);
+	return on_entry ? 0 : -EINVAL;
+}
+EXPORT_SYMBOL_GPL(kprobe_on_func_entry);
+
+#ifdef CONFIG_MODULES
+/*
+ * Pin the module whose text contains @a for as long as the batch patches it.
+ * Module init text is probeable only while the module's init runs.
+ */
+static int kprobe_get_text_module(unsigned long a, struct module **modp)
+{
+	struct module *mod;
+
+	preempt_disable();
+	mod = __module_text_address(a);
+	if (mod && !try_module_get(mod)) {
+		preempt_enable();
+		return -ENOENT;
+	}
+	preempt_enable();
+	if (!mod)
+		return -EINVAL;
+	if (within_module_init(a, mod) && mod->state != MODULE_STATE_COMING) {
+		module_put(mod);
+		return -EINVAL;
+	}
+	*modp = mod;
+	return 0;
+}
+#else
+static int kprobe_get_text_module(unsigned long a, struct module **modp)
+{
+	return -EINVAL;
+}
+#endif
+
+#ifndef CONFIG_KPROBES_ON_FTRACE
+int kprobe_ftrace_check(unsigned long addr, bool *on_ftrace)
+{
+	/* ftrace would rewrite an instruction the breakpoint replaced. */
+	*on_ftrace = false;
+	return ftrace_text_reserved((void *)addr, (void *)addr) ? -EINVAL : 0;
+}
+
+void kprobe_ftrace_kill(void)
+{
+}
+#endif
+
+/*
+ * May @addr be probed?  On success the module containing it, if any, is
+ * pinned in *@modp, and *@on_ftrace says whether the site must be armed
+ * through ftrace.
+ */
+static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp,
+			     bool *on_ftrace)
+{
+	unsigned long a = (unsigned long)addr;
+	struct module *mod = NULL;
+	int ret;
+
+	if (!core_kernel_text(a)) {
+		ret = kprobe_get_text_module(a, &mod);
+		if (ret)
+			return ret;
+	}
+
+	if (within_kprobe_blacklist(a)) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	ret = kprobe_ftrace_check(a, on_ftrace);
+	if (ret)
+		goto fail;
+
+	/* Code patched by jump labels and static calls is theirs. */
+	cpus_read_lock();
+	jump_label_lock();
+	if (jump_label_text_reserved(addr, addr) ||
+	    static_call_text_reserved(addr, addr))
+		ret = -EBUSY;
+	jump_label_unlock();
+	cpus_read_unlock();
+	if (ret)
+		goto fail;
+
+	*modp = mod;
+	return 0;
+fail:
+	module_put(mod);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------------
+ * Sites.
+ * ---------------------------------------------------------------------------
+ */
+
+static bool site_has_enabled_member(struct kprobe *kp)
+{
+	struct kprobe *p;
+
+	list_for_each_entry(p, &kp->list, list) {
+		if (!kprobe_disabled(p))
+			return true;
+	}
+	return false;
+}
+
+static bool site_has_post_handler(struct kprobe *kp)
+{
+	struct kprobe *p;
+
+	list_for_each_entry(p, &kp->list, list) {
+		if (p->post_handler)
+			return true;
+	}
+	return false;
+}
+
+/* Whether @s should be armed, given its members and the global switch. */
+bool kprobe_site_wants_armed(struct kprobe_site *s)
+{
+	struct kprobe *kp = site_kp(s);
+
+	if (kprobes_all_disarmed || kprobe_gone(kp) || (s->state & SITE_DYING))
+		return false;
+	return site_has_enabled_member(kp);
+}
+
+/* The site a registered probe hangs off, gone or not. */
+static struct kprobe_site *find_member_site(struct kprobe *p)
+{
+	struct kprobe *kp, *q;
+
+	if (!p->hits)
+		return NULL;
+	hlist_for_each_entry(kp, kprobe_bucket(p->addr), hlist) {
+		if (kp->addr != p->addr)
+			continue;
+		list_for_each_entry(q, &kp->list, list) {
+			if (q == p)
+				return to_site(kp);
+		}
+	}
+	return NULL;
+}
+
+static void batch_add(struct list_head *batch, struct kprobe_site *s)
+{
+	if (list_empty(&s->batch))
+		list_add_tail(&s->batch, batch);
+}
+
+/* Add every site to @batch. */
+void kprobe_batch_all(struct list_head *batch)
+{
+	struct kprobe *kp;
+	int i;
+
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(kp, &kprobe_table[i], hlist)
+			batch_add(batch, to_site(kp));
+	}
+}
+
+/* Done with @batch: unpin the modules, unlink the sites. */
+void kprobe_batch_finish(struct list_head *batch)
+{
+	struct kprobe_site *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, batch, batch) {
+		module_put(s->mod);
+		s->mod = NULL;
+		list_del_init(&s->batch);
+	}
+}
+
+/*
+ * Bring the text of every site on @batch in line with what it wants: leave
+ * the optimized state where it must not stay, disarm, arm, with a single
+ * arch_kprobe_sync() for all breakpoints, and queue for optimization what
+ * can be.  Returns 0 or the error of arming through ftrace.
+ */
+int kprobe_batch_apply(struct list_head *batch)
+{
+	struct kprobe_site *s;
+	bool sync = false;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+
+	kprobe_opt_unoptimize_sites(batch);
+	kprobe_ftrace_disarm_sites(batch);
+	ret = kprobe_ftrace_arm_sites(batch);
+
+	mutex_lock(&text_mutex);
+	list_for_each_entry(s, batch, batch) {
+		struct kprobe *kp = site_kp(s);
+		bool want = kprobe_site_wants_armed(s);
+
+		if (kprobe_ftrace(kp) || want == !!(s->state & SITE_ARMED))
+			continue;
+		if (want) {
+			arch_arm_kprobe(kp);
+			s->state |= SITE_ARMED;
+		} else {
+			arch_disarm_kprobe(kp);
+			s->state &= ~SITE_ARMED;
+		}
+		sync = true;
+	}
+	if (sync)
+		arch_kprobe_sync();
+	mutex_unlock(&text_mutex);
+
+	kprobe_opt_optimize_sites(batch);
+	return ret;
+}
+
+static struct kprobe_site *site_create(kprobe_opcode_t *addr, bool on_entry,
+				       bool on_ftrace)
+{
+	struct kprobe_site *s;
+	struct kprobe *kp;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&s->batch);
+	kp = site_kp(s);
+	INIT_HLIST_NODE(&kp->hlist);
+	INIT_LIST_HEAD(&kp->list);
+	kp->addr = addr;
+	kp->pre_handler = site_pre_handler;
+	kp->fault_handler = site_fault_handler;
+	if (on_entry)
+		kp->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+
+	/*
+	 * A jump optimizing a site just before @addr may cover it: put the
+	 * original instructions back before the arch decodes them.
+	 */
+	kprobe_opt_unoptimize_covering(addr);
+
+	if (on_ftrace) {
+		kp->flags |= KPROBE_FLAG_FTRACE;
+		ret = kprobe_ftrace_prepare(kp);
+	} else {
+		ret = arch_prepare_kprobe(kp);
+	}
+	if (ret) {
+		kfree(s);
+		return ERR_PTR(ret);
+	}
+	return s;
+}
+
+static void site_free(struct kprobe_site *s)
+{
+	kprobe_opt_remove_site(s);
+	arch_remove_kprobe(site_kp(s));
+	kfree(s);
+}
+
+/* Flags a probe may carry into registration. */
+#define KPROBE_FLAGS_IN	(KPROBE_FLAG_DISABLED | KPROBE_FLAG_KRETPROBE | \
+			 KPROBE_FLAG_JPROBE)
+
+/* Register @p as a member of the site at its address; the site joins @batch. */
+static int kprobe_add(struct kprobe *p, struct list_head *batch)
+{
+	struct kprobe_site *s;
+	struct module *mod = NULL;
+	kprobe_opcode_t *addr;
+	struct kprobe *kp;
+	bool on_entry, on_ftrace = false;
+	int ret;
+
+	if (!p || p->hits || (p->flags & ~KPROBE_FLAGS_IN))
+		return -EINVAL;
+
+	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	ret = kprobe_check_addr(addr, &mod, &on_ftrace);
+	if (ret)
+		return ret;
+
+	p->hits = alloc_percpu(unsigned long);
+	if (!p->hits) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+
+	kp = get_kprobe(addr);
+	if (kp) {
+		s = to_site(kp);
+	} else {
+		s = site_create(addr, on_entry, on_ftrace);
+		if (IS_ERR(s)) {
+			ret = PTR_ERR(s);
+			free_percpu(p->hits);
+			p->hits = NULL;
+			goto out_put;
+		}
+		kp = site_kp(s);
+	}
+
+	p->addr = addr;
+	p->nmissed = 0;
+	p->flags |= on_entry ? KPROBE_FLAG_ON_FUNC_ENTRY : 0;
+	INIT_HLIST_NODE(&p->hlist);
+
+	/*
+	 * The arch must not boost a site with a post handler and a detour does
+	 * not run post handlers: go back to the breakpoint before the new
+	 * probe can be hit.
+	 */
+	if (p->post_handler && !kp->post_handler) {
+		WRITE_ONCE(kp->post_handler, site_post_handler);
+		kprobe_opt_unoptimize_site(s);
+	}
+
+	list_add_tail_rcu(&p->list, &kp->list);
+	if (hlist_unhashed(&kp->hlist))
+		hlist_add_head_rcu(&kp->hlist, kprobe_bucket(addr));
+
+	batch_add(batch, s);
+	if (!s->mod) {
+		s->mod = mod;
+		mod = NULL;
+	}
+	ret = 0;
+out_put:
+	module_put(mod);
+	return ret;
+}
+
+static struct kprobe *nth_kprobe(void *vec, int i)
+{
+	return ((struct kprobe **)vec)[i];
+}
+
+/*
+ * Unregistration, first half: unlink the probes, disarm the sites left
+ * without members and unhash them onto @dead.  Returns how many probes were
+ * unlinked; they are marked KPROBE_FLAG_UNREGISTERING until the second half.
+ */
+int __unregister_kprobes_top(void *vec, kprobe_nth_t nth, int num,
+			     struct list_head *dead)
+{
+	struct kprobe_site *s, *tmp;
+	LIST_HEAD(batch);
+	int i, count = 0;
+
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num; i++) {
+		struct kprobe *p = nth(vec, i);
+		struct kprobe *kp;
+
+		if (!p)
+			continue;
+		s = find_member_site(p);
+		if (!s)
+			continue;
+		kp = site_kp(s);
+		list_del_rcu(&p->list);
+		p->flags |= KPROBE_FLAG_UNREGISTERING;
+		count++;
+		if (list_empty(&kp->list))
+			s->state |= SITE_DYING;
+		else if (p->post_handler && !site_has_post_handler(kp))
+			WRITE_ONCE(kp->post_handler, NULL);
+		batch_add(&batch, s);
+	}
+
+	/* Disarming does not fail; what ftrace might refuse is left to it. */
+	kprobe_batch_apply(&batch);
+
+	list_for_each_entry_safe(s, tmp, &batch, batch) {
+		module_put(s->mod);
+		s->mod = NULL;
+		if (s->state & SITE_DYING) {
+			hlist_del_init_rcu(&site_kp(s)->hlist);
+			list_move_tail(&s->batch, dead);
+		} else {
+			list_del_init(&s->batch);
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+	return count;
+}
+
+/*
+ * Unregistration, second half, after a grace period: no CPU runs a handler
+ * of the unlinked probes or uses the dead sites any more.
+ */
+void __unregister_kprobes_bottom(void *vec, kprobe_nth_t nth, int num,
+				 struct list_head *dead)
+{
+	struct kprobe_site *s, *tmp;
+	int i;
+
+	if (!list_empty(dead)) {
+		mutex_lock(&kprobe_mutex);
+		list_for_each_entry_safe(s, tmp, dead, batch) {
+			list_del(&s->batch);
+			site_free(s);
+		}
+		mutex_unlock(&kprobe_mutex);
+	}
+
+	for (i = 0; i < num; i++) {
+		struct kprobe *p = nth(vec, i);
+
+		if (!p || !(p->flags & KPROBE_FLAG_UNREGISTERING))
+			continue;
+		free_percpu(p->hits);
+		p->hits = NULL;
+		INIT_LIST_HEAD(&p->list);
+		INIT_HLIST_NODE(&p->hlist);
+		/* Ready to be registered again, by symbol or by address. */
+		if (p->symbol_name)
+			p->addr = NULL;
+		p->flags = 0;
+	}
+}
+
+void __unregister_kprobes(void *vec, kprobe_nth_t nth, int num)
+{
+	LIST_HEAD(dead);
+
+	if (num <= 0)
+		return;
+	if (!__unregister_kprobes_top(vec, nth, num, &dead))
+		return;
+	synchronize_rcu();
+	__unregister_kprobes_bottom(vec, nth, num, &dead);
+}
+
+/*
+ * Register @num probes all or nothing: on failure the ones already added are
+ * unregistered and the error of the failing one returned.
+ */
+int __register_kprobes(void *vec, kprobe_nth_t nth, int num)
+{
+	LIST_HEAD(batch);
+	int i, ret = 0;
+
+	if (num <= 0 || !vec)
+		return -EINVAL;
+	if (!READ_ONCE(kprobes_initialized))
+		return -EAGAIN;
+
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num; i++) {
+		ret = kprobe_add(nth(vec, i), &batch);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = kprobe_batch_apply(&batch);
+	kprobe_batch_finish(&batch);
+	mutex_unlock(&kprobe_mutex);
+
+	if (ret)
+		__unregister_kprobes(vec, nth, i);
+	return ret;
+}
+
+static bool kprobe_user_flags_ok(struct kprobe *p)
+{
+	return p && !(p->flags & ~KPROBE_FLAG_DISABLED);
+}
+
+/**
+ * register_kprobe() - register a probe
+ * @p: the probe: .addr or .symbol_name (not both), .offset, handlers, and
+ *	.flags 0 or KPROBE_FLAG_DISABLED
+ *
+ * Return: 0, or -EINVAL for a malformed or already registered probe or an
+ * address that cannot be probed, -ENOENT for an unknown symbol or a module
+ * going away, -EILSEQ for an offset outside the function or not on an
+ * instruction boundary, -EBUSY for text owned by jump labels or static calls,
+ * -ENOMEM.
+ */
+int register_kprobe(struct kprobe *p)
+{
+	if (!kprobe_user_flags_ok(p))
+		return -EINVAL;
+	return __register_kprobes(&p, nth_kprobe, 1);
+}
+EXPORT_SYMBOL_GPL(register_kprobe);
+
+/**
+ * register_kprobes() - register probes, all or none
+ * @kps: the probes
+ * @num: how many
+ *
+ * The probes are armed together, with one synchronization of the CPUs.
+ *
+ * Return: 0, or the error of the first probe that failed (see
+ * register_kprobe()); then none is registered.
+ */
+int register_kprobes(struct kprobe **kps, int num)
+{
+	int i;
+
+	if (num <= 0 || !kps)
+		return -EINVAL;
+	for (i = 0; i < num; i++) {
+		if (!kprobe_user_flags_ok(kps[i]))
+			return -EINVAL;
+	}
+	return __register_kprobes(kps, nth_kprobe, num);
+}
+EXPORT_SYMBOL_GPL(register_kprobes);
+
+/**
+ * unregister_kprobe() - unregister a probe
+ * @p: the probe; nothing happens if it is not registered
+ *
+ * When this returns, no handler of @p runs any more.  A probe registered by
+ * symbol gets its .addr cleared, so that it can be registered again.
+ */
+void unregister_kprobe(struct kprobe *p)
+{
+	__unregister_kprobes(&p, nth_kprobe, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobe);
+
+/**
+ * unregister_kprobes() - unregister probes
+ * @kps: the probes
+ * @num: how many
+ *
+ * Waits for a single grace period for the whole batch.
+ */
+void unregister_kprobes(struct kprobe **kps, int num)
+{
+	if (kps)
+		__unregister_kprobes(kps, nth_kprobe, num);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobes);
+
+static int kprobe_set_disabled(struct kprobe *p, bool disable)
+{
+	struct kprobe_site *s;
+	LIST_HEAD(batch);
+	int ret = -EINVAL;
+
+	if (!p)
+		return -EINVAL;
+
+	mutex_lock(&kprobe_mutex);
+	s = find_member_site(p);
+	if (!s || kprobe_gone(p))
+		goto out;
+
+	WRITE_ONCE(p->flags, disable ? p->flags | KPROBE_FLAG_DISABLED :
+				       p->flags & ~KPROBE_FLAG_DISABLED);
+	batch_add(&batch, s);
+	ret = kprobe_batch_apply(&batch);
+	if (ret && !disable) {
+		WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_DISABLED);
+		kprobe_batch_apply(&batch);
+	}
+	kprobe_batch_finish(&batch);
+out:
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+/**
+ * disable_kprobe() - stop calling a probe's handlers, keep it registered
+ * @kp: a registered probe
+ *
+ * The site is disarmed when none of its probes is enabled any more.
+ *
+ * Return: 0, or -EINVAL if @kp is not registered or its text is gone.
+ */
+int disable_kprobe(struct kprobe *kp)
+{
+	return kprobe_set_disabled(kp, true);
+}
+EXPORT_SYMBOL_GPL(disable_kprobe);
+
+/**
+ * enable_kprobe() - call a disabled probe's handlers again
+ * @kp: a registered probe
+ *
+ * Return: 0, -EINVAL if @kp is not registered or its text is gone, or the
+ * error of arming the site.
+ */
+int enable_kprobe(struct kprobe *kp)
+{
+	return kprobe_set_disabled(kp, false);
+}
+EXPORT_SYMBOL_GPL(enable_kprobe);
+
+/* debugfs kprobes/enabled: arm or disarm every site, keeping probe states. */
+int kprobes_set_all_armed(bool armed)
+{
+	LIST_HEAD(batch);
+	int ret = 0;
+
+	mutex_lock(&kprobe_mutex);
+	if (kprobes_all_disarmed == !armed)
+		goto out;
+	kprobes_all_disarmed = !armed;
+	kprobe_batch_all(&batch);
+	ret = kprobe_batch_apply(&batch);
+	kprobe_batch_finish(&batch);
+	pr_info("kprobes globally %s\n", armed ? "enabled" : "disabled");
+out:
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------------
+ * Text going away: module unloading, module and vmlinux init text.
+ * ---------------------------------------------------------------------------
+ */
+
+/*
+ * Mark the sites on @batch and their probes gone and disarm them.  The text
+ * still exists when this runs (the notifier and kprobe_free_init_mem() run
+ * before it is freed); once a site is gone the core never touches its text
+ * again.
+ */
+static void kprobe_kill_sites(struct list_head *batch)
+{
+	struct kprobe_site *s;
+	struct kprobe *p;
+
+	list_for_each_entry(s, batch, batch) {
+		site_kp(s)->flags |= KPROBE_FLAG_GONE;
+		list_for_each_entry(p, &site_kp(s)->list, list)
+			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_GONE);
+	}
+	kprobe_batch_apply(batch);
+	kprobe_batch_finish(batch);
+}
+
+/**
+ * kprobe_free_init_mem() - vmlinux init text is about to be freed
+ */
+void kprobe_free_init_mem(void)
+{
+	LIST_HEAD(batch);
+	struct kprobe *kp;
+	int i;
+
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(kp, &kprobe_table[i], hlist) {
+			if (!kprobe_gone(kp) &&
+			    is_kernel_inittext((unsigned long)kp->addr))
+				batch_add(&batch, to_site(kp));
+		}
+	}
+	kprobe_kill_sites(&batch);
+	mutex_unlock(&kprobe_mutex);
+}
+
+#ifdef CONFIG_MODULES
+static int kprobes_module_callback(struct notifier_block *nb,
+				   unsigned long val, void *data)
+{
+	struct module *mod = data;
+	LIST_HEAD(batch);
+	struct kprobe *kp;
+	int i;
+
+	if (val != MODULE_STATE_COMING && val != MODULE_STATE_LIVE &&
+	    val != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+
+	mutex_lock(&kprobe_mutex);
+	if (val == MODULE_STATE_COMING) {
+		kprobe_blacklist_add_module(mod);
+		goto out;
+	}
+
+	/* Going: all its text; live: its init text, freed right after. */
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(kp, &kprobe_table[i], hlist) {
+			unsigned long a = (unsigned long)kp->addr;
+
+			if (kprobe_gone(kp))
+				continue;
+			if (within_module_init(a, mod) ||
+			    (val == MODULE_STATE_GOING && within_module_core(a, mod)))
+				batch_add(&batch, to_site(kp));
+		}
+	}
+	kprobe_kill_sites(&batch);
+	if (val == MODULE_STATE_GOING)
+		kprobe_blacklist_remove_module(mod);
+out:
+	mutex_unlock(&kprobe_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprobes_module_nb = {
+	.notifier_call = kprobes_module_callback,
+	/* Before trace_kprobe (2), which re-registers probes of a coming module. */
+	.priority = 3,
+};
+
+static int __init kprobes_module_init(void)
+{
+	return register_module_notifier(&kprobes_module_nb);
+}
+#else
+static int __init kprobes_module_init(void)
+{
+	return 0;
+}
+#endif
+
+#ifndef CONFIG_OPTPROBES
+void wait_for_kprobe_optimizer(void)
+{
+}
+EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
+#endif
+
+#ifndef CONFIG_KRETPROBES
+int register_kretprobe(struct kretprobe *rp)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);
+
+void unregister_kretprobe(struct kretprobe *rp)
+{
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
+
+void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+
+void kprobe_flush_task(struct task_struct *tk)
+{
+}
+
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	return 0;
+}
+
+bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return false;
+}
+#endif
+
+/*
+ * Early, so that boot-time probe events (kprobe_event=, set up by
+ * trace_kprobe at core/fs initcall time) find the blacklist populated.
+ */
+static int __init init_kprobes(void)
+{
+	int ret;
+
+	mutex_lock(&kprobe_mutex);
+	ret = kprobe_blacklist_init();
+	mutex_unlock(&kprobe_mutex);
+	if (ret)
+		pr_warn("blacklist incomplete (%d)\n", ret);
+
+	ret = arch_init_kprobes();
+	if (ret) {
+		pr_err("arch initialization failed (%d), kprobes unavailable\n",
+		       ret);
+		return ret;
+	}
+	ret = kprobes_module_init();
+	if (ret) {
+		pr_err("cannot watch modules (%d), kprobes unavailable\n", ret);
+		return ret;
+	}
+	kprobe_optimizer_init();
+	WRITE_ONCE(kprobes_initialized, true);
+	return 0;
+}
+early_initcall(init_kprobes);

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kretprobes: probes on the return of a function.
+ *
+ * A kretprobe is a kprobe at the entry of the function whose pre handler
+ * (kretprobe_pre_handler()) takes an instance from the kretprobe's pool,
+ * lets the arch save the return address in it and replace it by the arch's
+ * trampoline, and pushes the instance on the task's list.  When the function
+ * returns into the trampoline, __kretprobe_trampoline_handler() pops the
+ * instances of that frame, runs the handlers and hands the real return
+ * address back to the trampoline.
+ *
+ * The pool is an objpool of preallocated instances, so that the entry and
+ * return paths never allocate nor lock.  It lives in a struct
+ * kretprobe_holder that outlives the kretprobe: after unregistration the
+ * holder's ->rp is NULL, instances still pending in tasks are dropped as they
+ * return (or as their task is freed), and the last one frees the pool and
+ * the holder.
+ */
+#define pr_fmt(fmt) "kretprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/objpool.h>
+#include <linux/preempt.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
+					kprobe_opcode_t *correct_ret_addr)
+{
+	/*
+	 * Nothing by default: an arch whose trampoline leaves the trampoline
+	 * address where an unwinder of @regs would look overrides this.
+	 */
+}
+
+static void kretprobe_drop_rcu(struct rcu_head *head)
+{
+	struct kretprobe_instance *ri =
+		container_of(head, struct kretprobe_instance, rcu);
+	struct objpool_head *pool = &ri->rph->pool;
+
+	/* The last instance to go frees the pool and its holder. */
+	objpool_drop(ri, pool);
+}
+
+/*
+ * Give an instance back.  Called with preemption disabled, which is what
+ * unregistration waits for between clearing rph->rp and finishing the pool,
+ * so no push can race with objpool_fini().
+ */
+static void kretprobe_recycle(struct kretprobe_instance *ri)
+{
+	struct kretprobe_holder *rph = ri->rph;
+
+	if (likely(rcu_dereference_check(rph->rp, rcu_read_lock_any_held())))
+		objpool_push(ri, &rph->pool);
+	else
+		call_rcu(&ri->rcu, kretprobe_drop_rcu);
+}
+NOKPROBE_SYMBOL(kretprobe_recycle);
+
+/* The pre handler of every kretprobe's kp, at the function's entry. */
+int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_holder *rph = rp->rph;
+	struct kretprobe_instance *ri;
+
+	ri = objpool_pop(&rph->pool);
+	if (unlikely(!ri)) {
+		rp->nmissed++;
+		return 0;
+	}
+
+	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
+		objpool_push(ri, &rph->pool);
+		return 0;
+	}
+
+	arch_prepare_kretprobe(ri, regs);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_pre_handler);
+
+/*
+ * The next real return address on @tsk's list after *@cur (from the newest
+ * when *@cur is NULL).  An instance whose saved address is the trampoline
+ * itself belongs to a second kretprobe on the same function: the real
+ * address is in an older instance of the same frame.
+ */
+static unsigned long kretprobe_next_ret(struct task_struct *tsk,
+					struct llist_node **cur)
+{
+	void *tramp = kretprobe_trampoline_addr();
+	struct llist_node *node;
+
+	node = *cur ? (*cur)->next : tsk->kretprobe_instances.first;
+	for (; node; node = node->next) {
+		struct kretprobe_instance *ri =
+			container_of(node, struct kretprobe_instance, llist);
+
+		if (ri->ret_addr != tramp) {
+			*cur = node;
+			return (unsigned long)ri->ret_addr;
+		}
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_next_ret);
+
+/**
+ * kretprobe_find_ret_addr() - the real return address of a frame
+ * @tsk: current, or a task that is not running
+ * @fp: the frame: where its return address is saved (see
+ *	arch_prepare_kretprobe())
+ * @cur: the unwinder's cursor, *@cur NULL at the first call of an unwind
+ *
+ * For unwinders that found kretprobe_trampoline_addr() as a return address.
+ * Frames must be asked for from the innermost outwards.
+ *
+ * Return: the return address the trampoline replaced, or 0.
+ */
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	struct kretprobe_instance *ri;
+	unsigned long ret;
+
+	if (!cur || (tsk != current && task_is_running(tsk)))
+		return 0;
+
+	do {
+		ret = kretprobe_next_ret(tsk, cur);
+		if (!ret)
+			break;
+		ri = container_of(*cur, struct kretprobe_instance, llist);
+	} while (ri->fp != fp);
+
+	return ret;
+}
+NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
+
+/**
+ * is_kretprobe_trampoline() - whether an address is the return trampoline
+ * @addr: a return address found by an unwinder
+ *
+ * Return: true if @addr is where kretprobes make functions return.
+ */
+bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return (void *)addr == kretprobe_trampoline_addr();
+}
+NOKPROBE_SYMBOL(is_kretprobe_trampoline);
+
+/**
+ * __kretprobe_trampoline_handler() - a kretprobed function returned
+ * @regs: the registers at the return, built by the trampoline
+ * @frame_pointer: the frame that returned, as saved in ri->fp
+ *
+ * Called by the arch trampoline.  Runs the handlers of the frame's
+ * instances, newest first, with instruction_pointer(@regs) already the real
+ * return address, then recycles the instances.
+ *
+ * Return: the address the trampoline must return to.
+ */
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer)
+{
+	struct llist_node *first, *node, *last = NULL;
+	struct kretprobe_instance *ri;
+	unsigned long correct_ret_addr;
+	struct kretprobe *rp;
+	bool run;
+
+	correct_ret_addr = kretprobe_next_ret(current, &last);
+	/* Nowhere to return to: the task's list is corrupted. */
+	if (!correct_ret_addr)
+		panic("kretprobe: no return address for the frame at %p\n",
+		      frame_pointer);
+	instruction_pointer_set(regs, correct_ret_addr);
+
+	preempt_disable();
+	/*
+	 * Inside another probe's handler, our handlers would reenter kprobes:
+	 * count them as missed.  Otherwise mark the CPU busy so that a probe
+	 * hit by a handler counts as missed.
+	 */
+	run = !kprobe_running();
+	if (run)
+		kprobe_busy_begin();
+
+	/* The registers the handlers see return where the function would. */
+	arch_kretprobe_fixup_return(regs, (kprobe_opcode_t *)correct_ret_addr);
+
+	/*
+	 * Run the handlers with the instances still on the list, so that an
+	 * unwinder called by a handler still finds the real return address.
+	 */
+	first = current->kretprobe_instances.first;
+	for (node = first; node; node = node->next) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		WARN_ON_ONCE(ri->fp != frame_pointer);
+		rp = get_kretprobe(ri);
+		if (rp && rp->handler) {
+			if (run)
+				rp->handler(ri, regs);
+			else
+				rp->nmissed++;
+		}
+		if (node == last)
+			break;
+	}
+
+	current->kretprobe_instances.first = last->next;
+	last->next = NULL;
+	while (first) {
+		ri = container_of(first, struct kretprobe_instance, llist);
+		first = first->next;
+		kretprobe_recycle(ri);
+	}
+
+	if (run)
+		kprobe_busy_end();
+	preempt_enable();
+
+	return correct_ret_addr;
+}
+NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
+
+/**
+ * kprobe_flush_task() - recycle the instances of a dead task
+ * @tk: the task being freed
+ *
+ * Its pending instances are of functions that will never return.
+ */
+void kprobe_flush_task(struct task_struct *tk)
+{
+	struct llist_node *node;
+
+	node = __llist_del_all(&tk->kretprobe_instances);
+	if (!node)
+		return;
+
+	preempt_disable();
+	while (node) {
+		struct kretprobe_instance *ri =
+			container_of(node, struct kretprobe_instance, llist);
+
+		node = node->next;
+		kretprobe_recycle(ri);
+	}
+	preempt_enable();
+}
+NOKPROBE_SYMBOL(kprobe_flush_task);
+
+static int kretprobe_init_instance(void *obj, void *context)
+{
+	struct kretprobe_instance *ri = obj;
+
+	ri->rph = context;
+	return 0;
+}
+
+static int kretprobe_release_holder(struct objpool_head *pool, void *context)
+{
+	kfree(context);
+	return 0;
+}
+
+/* Check @rp and give it its pool; nothing is registered yet. */
+static int kretprobe_prepare(struct kretprobe *rp)
+{
+	struct kretprobe_holder *rph;
+	int maxactive, ret;
+
+	if (!rp || rp->kp.hits || (rp->kp.flags & ~KPROBE_FLAG_DISABLED))
+		return -EINVAL;
+
+	/* Only the entry of a function has its return address at hand. */
+	ret = kprobe_on_func_entry(rp->kp.addr, rp->kp.symbol_name,
+				   rp->kp.offset);
+	if (ret)
+		return ret;
+
+	/* Refuse sizes that could only fail, or worse succeed, at allocation. */
+	if (rp->maxactive > KRETPROBE_MAX_MAXACTIVE ||
+	    rp->data_size > KRETPROBE_MAX_DATA_SIZE)
+		return -E2BIG;
+	maxactive = rp->maxactive > 0 ? rp->maxactive :
+					KRETPROBE_DEFAULT_MAXACTIVE;
+
+	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
+	if (!rph)
+		return -ENOMEM;
+	ret = objpool_init(&rph->pool, maxactive,
+			   sizeof(struct kretprobe_instance) + rp->data_size,
+			   GFP_KERNEL, rph, kretprobe_init_instance,
+			   kretprobe_release_holder);
+	if (ret) {
+		kfree(rph);
+		return ret;
+	}
+	rcu_assign_pointer(rph->rp, rp);
+
+	rp->rph = rph;
+	rp->nmissed = 0;
+	rp->kp.pre_handler = kretprobe_pre_handler;
+	rp->kp.flags |= KPROBE_FLAG_KRETPROBE;
+	return 0;
+}
+
+/*
+ * Detach @rp from its pool.  When @live, the kretprobe may have been hit:
+ * wait until no CPU can push into the pool before finishing it.  The pool and
+ * holder are freed when the last pending instance is dropped.
+ */
+static void kretprobe_release(struct kretprobe *rp, bool live)
+{
+	struct kretprobe_holder *rph = rp->rph;
+
+	rcu_assign_pointer(rph->rp, NULL);
+	if (live)
+		synchronize_rcu();
+	objpool_fini(&rph->pool);
+	rp->rph = NULL;
+	rp->kp.pre_handler = NULL;
+	rp->kp.flags &= ~KPROBE_FLAG_KRETPROBE;
+}
+
+static struct kprobe *nth_kretprobe(void *vec, int i)
+{
+	struct kretprobe *rp = ((struct kretprobe **)vec)[i];
+
+	return rp ? &rp->kp : NULL;
+}
+
+/**
+ * register_kretprobes() - register return probes, all or none
+ * @rps: the kretprobes, each at the entry of a function
+ * @num: how many
+ *
+ * Return: 0, or the error of the first that failed (see register_kprobe());
+ * besides, -EINVAL if one is not at a function entry, -E2BIG if its maxactive
+ * or data_size is above KRETPROBE_MAX_MAXACTIVE or KRETPROBE_MAX_DATA_SIZE.
+ */
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	int i, ret;
+
+	if (num <= 0 || !rps)
+		return -EINVAL;
+
+	for (i = 0; i < num; i++) {
+		ret = kretprobe_prepare(rps[i]);
+		if (ret)
+			goto undo;
+	}
+
+	ret = __register_kprobes(rps, nth_kretprobe, num);
+	if (!ret)
+		return 0;
+	/* The core unregistered them; some may have been hit meanwhile. */
+	for (i = 0; i < num; i++)
+		rcu_assign_pointer(rps[i]->rph->rp, NULL);
+	synchronize_rcu();
+	for (i = 0; i < num; i++)
+		kretprobe_release(rps[i], false);
+	return ret;
+undo:
+	while (--i >= 0)
+		kretprobe_release(rps[i], false);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);
+
+/**
+ * register_kretprobe() - register a return probe
+ * @rp: the kretprobe, at the entry of a function
+ *
+ * Return: see register_kretprobes().
+ */
+int register_kretprobe(struct kretprobe *rp)
+{
+	return register_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+
+/**
+ * unregister_kretprobes() - unregister return probes
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * When this returns no handler of them runs any more; invocations still
+ * pending return normally without calling them.  One grace period for all.
+ */
+void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+	LIST_HEAD(dead);
+	int i;
+
+	if (num <= 0 || !rps)
+		return;
+	if (!__unregister_kprobes_top(rps, nth_kretprobe, num, &dead))
+		return;
+
+	for (i = 0; i < num; i++) {
+		if (rps[i] && (rps[i]->kp.flags & KPROBE_FLAG_UNREGISTERING))
+			rcu_assign_pointer(rps[i]->rph->rp, NULL);
+	}
+	synchronize_rcu();
+	for (i = 0; i < num; i++) {
+		if (rps[i] && (rps[i]->kp.flags & KPROBE_FLAG_UNREGISTERING))
+			kretprobe_release(rps[i], false);
+	}
+	__unregister_kprobes_bottom(rps, nth_kretprobe, num, &dead);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+
+/**
+ * unregister_kretprobe() - unregister a return probe
+ * @rp: the kretprobe
+ */
+void unregister_kretprobe(struct kretprobe *rp)
+{
+	unregister_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Jump optimization: replace the breakpoint of a site by a jump to a detour
+ * that calls the pre handlers and runs the displaced instructions.
+ *
+ * A site is optimizable when it is armed with a breakpoint (not through
+ * ftrace), no member has a post handler (a detour cannot run them), the
+ * sysctl debug.kprobes-optimization is 1, and the arch accepts it
+ * (arch_prepare_optimized_kprobe() builds the detour).  It then goes through:
+ *
+ *   queued   KPROBE_FLAG_OPTIMIZED is set: the arch's breakpoint handler runs
+ *	      the detour rather than single-stepping, so that a task only ever
+ *	      leaves the replaced range through its end;
+ *   waiting  the optimizer waits for an RCU-tasks grace period, after which
+ *	      no task can be preempted inside the replaced range;
+ *   done     arch_optimize_kprobes() wrote the jump.
+ *
+ * Unoptimization (a post handler joins, the site is disarmed or removed, a
+ * new probe lands inside the range, the sysctl goes to 0) is synchronous:
+ * the breakpoint is back when it returns.  The detour stays allocated until
+ * the site is freed or a probe lands in its range; the arch frees its slot
+ * dirty, so the slot cache waits for tasks still running in it.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/cpu.h>
+#include <linux/memory.h>
+#include <linux/rcupdate.h>
+#include <linux/sysctl.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+int sysctl_kprobes_optimization __read_mostly = 1;
+
+/* Sites queued for optimization, and those the optimizer waits for. */
+static LIST_HEAD(opt_queue);
+static LIST_HEAD(opt_waiting);
+
+/* Batch the requests of a burst of registrations into one grace period. */
+#define OPTIMIZE_DELAY	5
+
+static void kprobe_optimizer(struct work_struct *work);
+static DECLARE_DELAYED_WORK(optimizing_work, kprobe_optimizer);
+
+/* How far before an address a jump covering it may start, in units. */
+#ifdef MAX_OPTIMIZED_LENGTH
+#define OPT_SCAN_UNITS	DIV_ROUND_UP(MAX_OPTIMIZED_LENGTH, sizeof(kprobe_opcode_t))
+#else
+#define OPT_SCAN_UNITS	(MAX_INSN_SIZE + \
+			 DIV_ROUND_UP(2 * sizeof(long), sizeof(kprobe_opcode_t)))
+#endif
+
+static bool site_may_be_optimized(struct kprobe_site *s)
+{
+	struct kprobe *kp = site_kp(s);
+
+	return READ_ONCE(sysctl_kprobes_optimization) && !kprobe_ftrace(kp) &&
+	       !kp->post_handler && !(s->state & SITE_OPT_FAILED) &&
+	       kprobe_site_wants_armed(s);
+}
+
+/* Put the breakpoints back for the optimized sites on @ops (via op.list). */
+static void unoptimize_list(struct list_head *ops)
+{
+	LIST_HEAD(done);
+
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	arch_unoptimize_kprobes(ops, &done);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+}
+
+/*
+ * Take @s out of the optimizer; a site whose jump is in place is put on
+ * @ops for unoptimize_list().  Returns whether it was.
+ */
+static bool site_stop_optimizing(struct kprobe_site *s, struct list_head *ops)
+{
+	if (s->state & (SITE_OPT_QUEUED | SITE_OPT_WAITING)) {
+		list_del_init(&s->op.list);
+		s->state &= ~(SITE_OPT_QUEUED | SITE_OPT_WAITING);
+		site_kp(s)->flags &= ~KPROBE_FLAG_OPTIMIZED;
+		return false;
+	}
+	if (s->state & SITE_OPT_DONE) {
+		s->state &= ~SITE_OPT_DONE;
+		list_add_tail(&s->op.list, ops);
+		return true;
+	}
+	return false;
+}
+
+static void clear_optimized(struct list_head *batch)
+{
+	struct kprobe_site *s;
+
+	list_for_each_entry(s, batch, batch) {
+		if (!(s->state & SITE_OPT_ACTIVE))
+			site_kp(s)->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	}
+}
+
+/* Unoptimize the sites on @batch (kprobe_site::batch) that must not stay so. */
+void kprobe_opt_unoptimize_sites(struct list_head *batch)
+{
+	struct kprobe_site *s;
+	LIST_HEAD(ops);
+	bool any = false;
+
+	list_for_each_entry(s, batch, batch) {
+		if ((s->state & SITE_OPT_ACTIVE) && !site_may_be_optimized(s))
+			any |= site_stop_optimizing(s, &ops);
+	}
+	if (any) {
+		unoptimize_list(&ops);
+		clear_optimized(batch);
+	}
+}
+
+/* Unoptimize one site now, e.g. before a probe with a post handler joins. */
+void kprobe_opt_unoptimize_site(struct kprobe_site *s)
+{
+	LIST_HEAD(ops);
+
+	if (site_stop_optimizing(s, &ops))
+		unoptimize_list(&ops);
+	site_kp(s)->flags &= ~KPROBE_FLAG_OPTIMIZED;
+}
+
+/* Queue the optimizable sites on @batch, building their detours. */
+void kprobe_opt_optimize_sites(struct list_head *batch)
+{
+	struct kprobe_site *s;
+	bool queued = false;
+
+	list_for_each_entry(s, batch, batch) {
+		struct kprobe *kp = site_kp(s);
+
+		if ((s->state & SITE_OPT_ACTIVE) || !(s->state & SITE_ARMED) ||
+		    !site_may_be_optimized(s))
+			continue;
+		if (!(s->state & SITE_OPT_READY)) {
+			if (arch_prepare_optimized_kprobe(&s->op, kp)) {
+				s->state |= SITE_OPT_FAILED;
+				continue;
+			}
+			s->state |= SITE_OPT_READY;
+		}
+		s->state |= SITE_OPT_QUEUED;
+		kp->flags |= KPROBE_FLAG_OPTIMIZED;
+		list_add_tail(&s->op.list, &opt_queue);
+		queued = true;
+	}
+	if (queued)
+		schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY);
+}
+
+/**
+ * get_optimized_kprobe() - the site whose detour covers an address
+ * @addr: an address, not the first of the site
+ *
+ * Called with kprobe_mutex held, e.g. by arch code that needs the original
+ * instructions under a jump.
+ *
+ * Return: the site whose (prepared or active) jump replaces @addr, or NULL.
+ */
+struct kprobe *get_optimized_kprobe(kprobe_opcode_t *addr)
+{
+	struct kprobe *kp;
+	int i;
+
+	for (i = 1; i < OPT_SCAN_UNITS; i++) {
+		kp = get_kprobe(addr - i);
+		if (kp && kprobe_is_site(kp) &&
+		    (to_site(kp)->state & SITE_OPT_READY) &&
+		    arch_within_optimized_kprobe(&to_site(kp)->op, addr))
+			return kp;
+	}
+	return NULL;
+}
+
+/*
+ * A new site at @addr: a detour covering it copied the instruction that is
+ * about to get a breakpoint.  Unoptimize and drop it; the arch decides
+ * again, seeing the new breakpoint, when the site is next optimizable.
+ */
+void kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr)
+{
+	struct kprobe_site *s;
+	struct kprobe *kp;
+
+	kp = get_optimized_kprobe(addr);
+	if (!kp)
+		return;
+	s = to_site(kp);
+	kprobe_opt_unoptimize_site(s);
+	arch_remove_optimized_kprobe(&s->op);
+	s->state &= ~(SITE_OPT_READY | SITE_OPT_FAILED);
+}
+
+/* Free the detour of a site being freed (after its grace period). */
+void kprobe_opt_remove_site(struct kprobe_site *s)
+{
+	if (s->state & SITE_OPT_READY)
+		arch_remove_optimized_kprobe(&s->op);
+	s->state &= ~SITE_OPT_READY;
+}
+
+static void kprobe_optimizer(struct work_struct *work)
+{
+	struct optimized_kprobe *op, *tmp;
+	bool wait;
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(op, &opt_queue, list) {
+		struct kprobe_site *s = container_of(op, struct kprobe_site, op);
+
+		s->state = (s->state & ~SITE_OPT_QUEUED) | SITE_OPT_WAITING;
+	}
+	list_splice_tail_init(&opt_queue, &opt_waiting);
+	wait = !list_empty(&opt_waiting);
+	mutex_unlock(&kprobe_mutex);
+	if (!wait)
+		return;
+
+	/*
+	 * Tasks preempted inside a range to be replaced must have left it;
+	 * new ones cannot enter it but through the breakpoint, which now
+	 * takes them through the detour.
+	 */
+	synchronize_rcu_tasks();
+
+	mutex_lock(&kprobe_mutex);
+	if (!list_empty(&opt_waiting)) {
+		list_for_each_entry(op, &opt_waiting, list) {
+			struct kprobe_site *s =
+				container_of(op, struct kprobe_site, op);
+
+			s->state = (s->state & ~SITE_OPT_WAITING) | SITE_OPT_DONE;
+		}
+		cpus_read_lock();
+		mutex_lock(&text_mutex);
+		arch_optimize_kprobes(&opt_waiting);
+		mutex_unlock(&text_mutex);
+		cpus_read_unlock();
+
+		/* The arch takes off the list each op it optimized. */
+		list_for_each_entry_safe(op, tmp, &opt_waiting, list) {
+			struct kprobe_site *s =
+				container_of(op, struct kprobe_site, op);
+
+			list_del_init(&op->list);
+			s->state &= ~SITE_OPT_DONE;
+			s->state |= SITE_OPT_FAILED;
+			op->kp.flags &= ~KPROBE_FLAG_OPTIMIZED;
+		}
+	}
+	if (!list_empty(&opt_queue))
+		schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY);
+	mutex_unlock(&kprobe_mutex);
+}
+
+/**
+ * wait_for_kprobe_optimizer() - wait until the queued optimizations are done
+ *
+ * Must not be called with kprobe_mutex held.
+ */
+void wait_for_kprobe_optimizer(void)
+{
+	mutex_lock(&kprobe_mutex);
+	while (!list_empty(&opt_queue) || !list_empty(&opt_waiting)) {
+		mutex_unlock(&kprobe_mutex);
+		/* No point waiting for the batching delay. */
+		mod_delayed_work(system_wq, &optimizing_work, 0);
+		flush_delayed_work(&optimizing_work);
+		mutex_lock(&kprobe_mutex);
+	}
+	mutex_unlock(&kprobe_mutex);
+}
+EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
+
+#ifdef CONFIG_SYSCTL
+static int proc_kprobes_optimization_handler(const struct ctl_table *table,
+					     int write, void *buffer,
+					     size_t *length, loff_t *ppos)
+{
+	LIST_HEAD(batch);
+	int ret;
+
+	mutex_lock(&kprobe_mutex);
+	ret = proc_dointvec_minmax(table, write, buffer, length, ppos);
+	if (!ret && write) {
+		kprobe_batch_all(&batch);
+		kprobe_opt_unoptimize_sites(&batch);
+		kprobe_opt_optimize_sites(&batch);
+		kprobe_batch_finish(&batch);
+	}
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+static struct ctl_table kprobe_sysctls[] = {
+	{
+		.procname	= "kprobes-optimization",
+		.data		= &sysctl_kprobes_optimization,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_kprobes_optimization_handler,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+int __init kprobe_optimizer_init(void)
+{
+	if (!register_sysctl("debug", kprobe_sysctls))
+		pr_warn("cannot register debug.kprobes-optimization\n");
+	return 0;
+}
+#else
+int __init kprobe_optimizer_init(void)
+{
+	return 0;
+}
+#endif
