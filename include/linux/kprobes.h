@@ -108,7 +108,7 @@ struct kprobe {
 
 #define KPROBE_FLAG_GONE	1	/* its text went away (module unloaded) */
 #define KPROBE_FLAG_DISABLED	2	/* registered but not armed */
-#define KPROBE_FLAG_OPTIMIZED	4	/* replaced by a jump to a detour */
+#define KPROBE_FLAG_OPTIMIZED	4	/* detour live: jump queued or in place */
 #define KPROBE_FLAG_FTRACE	8	/* armed through ftrace, not a breakpoint */
 #define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* at the entry of a function */
 #define KPROBE_FLAG_JPROBE	32	/* the kprobe of a struct jprobe */
@@ -316,7 +316,9 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  * site's @list.  A site has a non-NULL @post_handler exactly when one of its
  * probes has a post handler (arch code must not boost it then), and a
  * non-NULL @pre_handler/@fault_handler always; arch code never calls them but
- * uses the kprobe_call_*() services below.
+ * uses the kprobe_call_*() services below.  @post_handler may change while
+ * the site is armed (a probe joins or leaves): arch code tests it at each
+ * hit, not only in arch_prepare_kprobe().  current_kprobe is the site.
  *
  * asm/kprobes.h provides, under CONFIG_KPROBES:
  *   kprobe_opcode_t		the unit of an instruction
@@ -330,8 +332,12 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  * and with CONFIG_OPTPROBES:
  *   struct arch_optimized_insn	the detour of an optimized site
  *   MAX_OPTINSN_SIZE		size of an optinsn slot, in kprobe_opcode_t
+ *   MAX_OPTIMIZED_LENGTH	(optional) most bytes a jump may replace;
+ *				default MAX_INSN_SIZE units + 2 longs
  *
- * Hooks (all called with kprobe_mutex held unless said otherwise):
+ * Hooks (all called with kprobe_mutex held unless said otherwise; the
+ * prepare and remove hooks without text_mutex, so that they can use
+ * text_poke_copy() and friends):
  *
  * arch_prepare_kprobe(p)	Decode the instruction at p->addr, refuse what
  *				cannot be probed (-EILSEQ: not an instruction
@@ -346,8 +352,11 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  * arch_kprobe_sync()		Make all arm/disarm writes since the last call
  *				visible to every CPU (one synchronization for a
  *				whole batch).  text_mutex held.
- * arch_remove_kprobe(p)	Free what arch_prepare_kprobe() allocated.
- *				No CPU can be using the slot any more.
+ * arch_remove_kprobe(p)	Free what arch_prepare_kprobe() (or
+ *				arch_prepare_kprobe_ftrace()) allocated, after
+ *				a grace period: no CPU is in the handlers any
+ *				more, but a preempted task may still be in a
+ *				boosted copy, so such a slot is freed dirty.
  * arch_adjust_kprobe_addr(addr, offset, on_func_entry)
  *				Where a probe on the function at @addr - @offset
  *				lands (e.g. after ENDBR, or on the ELFv2 local
@@ -373,16 +382,27 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				returns to what it returns; no trap.
  * arch_kretprobe_fixup_return(regs, ret)
  *				Make @regs (as seen by handlers) return to @ret.
+ *				Called before the handlers run; the generic
+ *				code has already set instruction_pointer(regs).
  *
  * Jump optimization (CONFIG_OPTPROBES):
  * arch_prepare_optimized_kprobe(op, p)
  *				Decide whether site @p can be replaced by a jump
  *				(whole-function decode: no jump into the replaced
- *				range, every displaced instruction relocatable,
- *				...); if so build the detour in op->optinsn and
- *				return 0, else -errno.  op->kp is @p.
+ *				range, no other probe in it, every displaced
+ *				instruction relocatable, ...); if so build the
+ *				detour in op->optinsn and return 0, else -errno
+ *				having freed what it allocated.  op->kp is @p.
+ *				Once it succeeded the core queues the site and
+ *				sets KPROBE_FLAG_OPTIMIZED: from then on a hit
+ *				of the breakpoint should resume in the detour's
+ *				copy of the displaced instructions rather than
+ *				in a slot that returns inside the range, so that
+ *				after the RCU-tasks wait no task can be inside
+ *				the range when the jump is written.
  * arch_remove_optimized_kprobe(op)
- *				Free the detour.
+ *				Free the detour.  May be called right after
+ *				arch_unoptimize_kprobes(): free the slot dirty.
  * arch_optimize_kprobes(list)	Replace the breakpoint of every op on @list by
  *				its jump; take each one off the list.  Called
  *				after an RCU-tasks grace period, with

@@ -65,29 +65,27 @@ void __weak free_insn_page(void *page)
 
 static void collect_garbage(struct work_struct *work);
 
-/* An arch whose slot is not one instruction long says how long it is. */
-#ifndef KPROBE_INSN_SLOT_SIZE
-#define KPROBE_INSN_SLOT_SIZE	(MAX_INSN_SIZE * sizeof(kprobe_opcode_t))
-#endif
+/* KPROBE_INSN_SLOT_SIZE (units) defaults to MAX_INSN_SIZE, see kprobes.h. */
+#define KPROBE_INSN_SLOT_BYTES	(KPROBE_INSN_SLOT_SIZE * sizeof(kprobe_opcode_t))
 
 static struct kprobe_insn_cache kprobe_insn_slots = {
 	.mutex = __MUTEX_INITIALIZER(kprobe_insn_slots.mutex),
 	.pages = LIST_HEAD_INIT(kprobe_insn_slots.pages),
 	.sym = "kprobe_insn_page",
-	.slot_size = KPROBE_INSN_SLOT_SIZE,
-	.nslots = PAGE_SIZE / KPROBE_INSN_SLOT_SIZE,
+	.slot_size = KPROBE_INSN_SLOT_BYTES,
+	.nslots = PAGE_SIZE / KPROBE_INSN_SLOT_BYTES,
 	.gc_work = __WORK_INITIALIZER(kprobe_insn_slots.gc_work, collect_garbage),
 };
 
 #ifdef CONFIG_OPTPROBES
-#define KPROBE_OPTINSN_SLOT_SIZE	(MAX_OPTINSN_SIZE * sizeof(kprobe_opcode_t))
+#define KPROBE_OPTINSN_SLOT_BYTES	(MAX_OPTINSN_SIZE * sizeof(kprobe_opcode_t))
 
 static struct kprobe_insn_cache kprobe_optinsn_slots = {
 	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
 	.pages = LIST_HEAD_INIT(kprobe_optinsn_slots.pages),
 	.sym = "kprobe_optinsn_page",
-	.slot_size = KPROBE_OPTINSN_SLOT_SIZE,
-	.nslots = PAGE_SIZE / KPROBE_OPTINSN_SLOT_SIZE,
+	.slot_size = KPROBE_OPTINSN_SLOT_BYTES,
+	.nslots = PAGE_SIZE / KPROBE_OPTINSN_SLOT_BYTES,
 	.gc_work = __WORK_INITIALIZER(kprobe_optinsn_slots.gc_work,
 				      collect_garbage),
 };
@@ -245,8 +243,7 @@ static void collect_garbage(struct work_struct *work)
 /**
  * get_insn_slot() - a slot for an out-of-line copy of an instruction
  *
- * Return: KPROBE_INSN_SLOT_SIZE bytes (default: MAX_INSN_SIZE units) of
- * executable memory, or NULL.
+ * Return: KPROBE_INSN_SLOT_SIZE units of executable memory, or NULL.
  */
 kprobe_opcode_t *get_insn_slot(void)
 {
