@@ -15,6 +15,7 @@
  *
  * Documentation/trace/kprobes.rst describes the design.
  */
+#include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/linkage.h>
 #include <linux/list.h>
@@ -38,6 +39,15 @@
 #if defined(CONFIG_KPROBES) && !defined(KPROBE_INSN_SLOT_SIZE)
 #define KPROBE_INSN_SLOT_SIZE	MAX_INSN_SIZE
 #endif
+
+/* kprobe::flags */
+#define KPROBE_FLAG_GONE		BIT(0)	/* its text went away (module unloaded) */
+#define KPROBE_FLAG_DISABLED		BIT(1)	/* registered but not armed */
+#define KPROBE_FLAG_OPTIMIZED		BIT(2)	/* replaced by a jump to a detour */
+#define KPROBE_FLAG_FTRACE		BIT(3)	/* armed through ftrace, not a breakpoint */
+#define KPROBE_FLAG_ON_FUNC_ENTRY	BIT(4)	/* at the entry of a function */
+#define KPROBE_FLAG_JPROBE		BIT(5)	/* the kprobe of a struct jprobe */
+#define KPROBE_FLAG_KRETPROBE		BIT(6)	/* the kprobe of a struct kretprobe */
 
 /* kprobe_status values, kept per CPU in struct kprobe_ctlblk by arch code. */
 #define KPROBE_HIT_ACTIVE	0x00000001	/* running the pre handlers */
@@ -106,14 +116,6 @@ struct kprobe {
 	unsigned long __percpu *hits;
 };
 
-#define KPROBE_FLAG_GONE	1	/* its text went away (module unloaded) */
-#define KPROBE_FLAG_DISABLED	2	/* registered but not armed */
-#define KPROBE_FLAG_OPTIMIZED	4	/* detour live: jump queued or in place */
-#define KPROBE_FLAG_FTRACE	8	/* armed through ftrace, not a breakpoint */
-#define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* at the entry of a function */
-#define KPROBE_FLAG_JPROBE	32	/* the kprobe of a struct jprobe */
-#define KPROBE_FLAG_KRETPROBE	64	/* the kprobe of a struct kretprobe */
-
 static inline bool kprobe_gone(const struct kprobe *p)
 {
 	return p->flags & KPROBE_FLAG_GONE;
@@ -167,8 +169,8 @@ struct kretprobe {
 };
 
 /* Hard limits, so that a bad maxactive/data_size fails instead of OOMing. */
-#define KRETPROBE_MAX_MAXACTIVE		(1 << 16)
-#define KRETPROBE_MAX_DATA_SIZE		(1 << 16)
+#define KRETPROBE_MAX_MAXACTIVE		BIT(16)
+#define KRETPROBE_MAX_DATA_SIZE		BIT(16)
 
 struct kretprobe_holder {
 	struct kretprobe __rcu *rp;
@@ -565,10 +567,6 @@ struct kretprobe {
 	int maxactive;
 	int nmissed;
 	size_t data_size;
-};
-
-struct kretprobe_instance {
-	char data[0];
 };
 
 static inline struct kprobe *kprobe_running(void)
