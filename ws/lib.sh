@@ -10,6 +10,7 @@ WS_BASE_WANT=6.12.117-1~deb12u1
 VARIANT=${VARIANT:-ours}
 ARCH=${ARCH:-x86_64}
 CCACHE_DIR=${CCACHE_DIR:-$WS_CACHE/ccache}
+WS_BUILD_LOCK=${WS_BUILD_LOCK:-/tmp/kprobes-build.lock}
 export CCACHE_DIR
 
 case "$VARIANT" in
@@ -67,7 +68,9 @@ ws_kmake() {
 	ws_arch "$a"
 	local cc="${K_CROSS}gcc"
 	command -v ccache >/dev/null && cc="ccache $cc"
+	# One kernel build at a time on the machine (2 cores): wait for the lock.
+	flock -n "$WS_BUILD_LOCK" true || ws_log "waiting for another kernel build ($WS_BUILD_LOCK)"
 	# Not the MAKEFLAGS of a calling make (its variables, its jobserver).
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$(ws_tree_dir)" O="$(ws_build_dir "$WS_ARCH")" ARCH="$K_ARCH" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL flock "$WS_BUILD_LOCK" make -C "$(ws_tree_dir)" O="$(ws_build_dir "$WS_ARCH")" ARCH="$K_ARCH" \
 		CROSS_COMPILE="$K_CROSS" CC="$cc" -j"$(nproc)" -s "$@"
 }
