@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef __ASM_KPROBES_H
+#define __ASM_KPROBES_H
+/*
+ * arm64 part of kprobes: the types the generic core (<linux/kprobes.h>)
+ * needs from the architecture, and the entry points of the BRK exception
+ * path.  arch/arm64/kernel/probes/ has the implementation.
+ */
+#include <asm-generic/kprobes.h>
+
+#ifndef __ASSEMBLY__
+#include <linux/types.h>
+
+struct pt_regs;
+
+/*
+ * Called by call_el1_break_hook() for BRK #KPROBES_BRK_IMM (a probe was
+ * hit), BRK #KPROBES_BRK_SS_IMM (the out-of-line copy of a probed
+ * instruction ran) and BRK #KRETPROBES_BRK_IMM, which kprobes does not use:
+ * functions return through a trampoline that does not trap.
+ * They return DBG_HOOK_HANDLED or DBG_HOOK_ERROR.
+ */
+int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr);
+int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+
+#ifdef CONFIG_KPROBES
+#include <asm/insn.h>
+#include <asm/probes.h>
+
+struct kprobe;
+
+typedef u32 kprobe_opcode_t;
+
+/* An instruction is a single unit. */
+#define MAX_INSN_SIZE			1
+
+/*
+ * An instruction slot holds two copies of the probed instruction:
+ *
+ *   [KPROBE_SLOT_BOOST]	insn; B <probed address + 4>
+ *   [KPROBE_SLOT_STEP]		insn; BRK #KPROBES_BRK_SS_IMM
+ *
+ * The first one returns straight to the probed code (a "boosted" hit takes
+ * a single trap); it is only usable when the branch reaches the probed code
+ * (+/-128 MiB).  The second one traps back into kprobes, which restores
+ * the state of the probed context and runs the post handlers.
+ */
+#define KPROBE_INSN_SLOT_SIZE		4
+#define KPROBE_SLOT_BOOST		0
+#define KPROBE_SLOT_STEP		2
+
+/**
+ * struct arch_specific_insn - arm64 state of a probe site
+ * @api: shared with uprobes (<asm/probes.h>): @api.insn is the slot, NULL
+ *	when the instruction is simulated by @api.handler; @api.restore is
+ *	where execution resumes after the slot (the next instruction)
+ * @boostable: the first copy of the slot may be used
+ * @landing_pad: the instruction is a BTI or PACI[AB]SP, which an indirect
+ *	branch may target: it must not be replaced by a branch
+ */
+struct arch_specific_insn {
+	struct arch_probe_insn api;
+	u8 boostable;
+	u8 landing_pad;
+};
+
+/* One interrupted probe, saved while a reentered one runs out of line. */
+struct prev_kprobe {
+	struct kprobe *kp;
+	unsigned int status;
+};
+
+/**
+ * struct kprobe_ctlblk - per-CPU kprobes state
+ * @kprobe_status: KPROBE_HIT_* / KPROBE_REENTER
+ * @saved_irqflag: PSTATE.{I,F} of the probed context; both are set while
+ *	the instruction runs out of line, so that the task can neither be
+ *	interrupted nor migrate between the two traps
+ * @prev_kprobe: the interrupted probe during a reentry
+ */
+struct kprobe_ctlblk {
+	unsigned int kprobe_status;
+	unsigned long saved_irqflag;
+	struct prev_kprobe prev_kprobe;
+};
+
+/* Slots are written with aarch64_insn_copy(), which maintains the caches. */
+static inline void flush_insn_slot(struct kprobe *p)
+{
+}
+
+#endif /* CONFIG_KPROBES */
+#endif /* !__ASSEMBLY__ */
+#endif /* __ASM_KPROBES_H */
