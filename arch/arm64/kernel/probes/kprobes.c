@@ -528,6 +528,45 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 
 NOKPROBE_SYMBOL(kprobe_fault_handler);
 
+/* ---------------------------------------------------------------------------
+ * kretprobes
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * arch_prepare_kretprobe() - hijack the return of a function at its entry
+ * @ri: the instance
+ * @regs: the registers at the entry of the function
+ *
+ * The return address is in the link register.  The frame is identified by
+ * the caller's frame pointer, still in x29 at the entry and again when the
+ * function returns: __kretprobe_trampoline passes it back, and the unwinder
+ * reads it from the frame record whose return address is the trampoline.
+ */
+void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ri->ret_addr = (kprobe_opcode_t *)regs->regs[30];
+	ri->fp = (void *)regs->regs[29];
+	regs->regs[30] = (u64)kretprobe_trampoline_addr();
+}
+
+NOKPROBE_SYMBOL(arch_prepare_kretprobe);
+
+/**
+ * arch_kretprobe_fixup_return() - make the handlers' registers returned ones
+ * @regs: the registers built by __kretprobe_trampoline
+ * @correct_ret_addr: where the function returns
+ *
+ * The PC is already @correct_ret_addr; after a RET, so is the link register.
+ */
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr)
+{
+	regs->regs[30] = (u64)correct_ret_addr;
+}
+
+NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
+
 /**
  * arch_init_kprobes() - nothing to set up: the BRK handlers are called
  *	directly by the debug exception code
