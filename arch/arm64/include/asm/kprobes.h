@@ -90,6 +90,24 @@ static inline void flush_insn_slot(struct kprobe *p)
 {
 }
 
+#ifdef CONFIG_OPTPROBES
+/*
+ * The detour of an optimized probe: a copy of the template in
+ * arch/arm64/kernel/probes/opt_detour.S.  The jump replaces exactly
+ * one instruction.
+ */
+#define MAX_OPTINSN_SIZE		64
+#define MAX_OPTIMIZED_LENGTH		AARCH64_INSN_SIZE
+
+/**
+ * struct arch_optimized_insn - detour of an optimized probe
+ * @insn: the detour slot, NULL when not prepared
+ */
+struct arch_optimized_insn {
+	kprobe_opcode_t *insn;
+};
+#endif /* CONFIG_OPTPROBES */
+
 #endif /* CONFIG_KPROBES */
 #endif /* !__ASSEMBLY__ */
 #endif /* __ASM_KPROBES_H */

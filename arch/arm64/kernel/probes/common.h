@@ -8,6 +8,8 @@
 #include <linux/sizes.h>
 #include <linux/types.h>
 
+struct pt_regs;
+
 /* Whether a B at @from reaches @to: +/-128 MiB. */
 static inline bool kprobe_b_reaches(unsigned long from, unsigned long to)
 {
@@ -15,5 +17,23 @@ static inline bool kprobe_b_reaches(unsigned long from, unsigned long to)
 
 	return off >= -(long)SZ_128M && off < (long)SZ_128M;
 }
+
+#ifdef CONFIG_OPTPROBES
+/* The detour template and its fields (opt_detour.S). */
+extern const u32 optprobe_detour[];
+extern const u32 optprobe_detour_displaced[];
+extern const u32 optprobe_detour_probe_addr[];
+extern const u32 optprobe_detour_callback[];
+extern const u32 optprobe_detour_end[];
+
+/* opt.c: called by the detours, and by kprobe_ss_brk_handler(). */
+int optprobe_callback(unsigned long addr, struct pt_regs *regs);
+bool optprobe_exit_brk_handler(struct pt_regs *regs);
+#else
+static inline bool optprobe_exit_brk_handler(struct pt_regs *regs)
+{
+	return false;
+}
+#endif
 
 #endif /* _ARM64_KERNEL_PROBES_COMMON_H */

@@ -439,7 +439,7 @@ NOKPROBE_SYMBOL(kprobe_brk_handler);
 
 /**
  * kprobe_ss_brk_handler() - a BRK #KPROBES_BRK_SS_IMM was hit
- * @regs: the registers after the stepped copy
+ * @regs: the registers after the stepped copy (or at a detour's exit)
  * @esr: the exception syndrome
  *
  * Return: DBG_HOOK_HANDLED, or DBG_HOOK_ERROR if the BRK is not kprobes'.
@@ -449,8 +449,11 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *cur = kprobe_running();
 
-	if (!kprobe_in_step(cur, regs, kcb, KPROBE_SLOT_STEP + 1))
+	if (!kprobe_in_step(cur, regs, kcb, KPROBE_SLOT_STEP + 1)) {
+		if (optprobe_exit_brk_handler(regs))
+			return DBG_HOOK_HANDLED;
 		return DBG_HOOK_ERROR;
+	}
 
 	kprobe_step_done(regs, kcb, cur->ainsn.api.restore);
 	if (kcb->kprobe_status == KPROBE_REENTER) {
