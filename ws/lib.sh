@@ -62,15 +62,35 @@ ws_base_version() { cat "$WS_CACHE/base/VERSION" 2>/dev/null || echo unknown; }
 ws_tree_dir() { echo "$WS_CACHE/tree-$VARIANT"; }
 ws_build_dir() { echo "$WS_CACHE/build/$VARIANT-$1${WS_FLAVOUR:+-$WS_FLAVOUR}"; }
 
+# Does this process or one of its ancestors hold the build lock?  (Taking it
+# again would wait for ourselves.)
+ws_build_lock_held() {
+	local ino holder p=$BASHPID
+	ino=$(stat -c %i "$WS_BUILD_LOCK" 2>/dev/null) || return 1
+	holder=$(awk -v ino="$ino" '$2 != "->" && $6 ~ (":" ino "$") { print $5 }' /proc/locks)
+	[ -n "$holder" ] || return 1
+	while [ "$p" -gt 1 ]; do
+		case " $holder " in *" $p "*) return 0 ;; esac
+		p=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || return 1
+	done
+	return 1
+}
+
 ws_kmake() {
 	# ws_kmake <arch> <make args...>: make in the assembled tree, output in the build dir.
 	local a=$1; shift
 	ws_arch "$a"
 	local cc="${K_CROSS}gcc"
 	command -v ccache >/dev/null && cc="ccache $cc"
-	# One kernel build at a time on the machine (2 cores): wait for the lock.
-	flock -n "$WS_BUILD_LOCK" true || ws_log "waiting for another kernel build ($WS_BUILD_LOCK)"
+	# One kernel build at a time on the machine (2 cores): wait for the lock,
+	# unless a caller of ours holds it (`flock LOCK ws/kernel.sh`).
+	local lock=(flock "$WS_BUILD_LOCK")
+	if ws_build_lock_held; then
+		lock=()
+	elif ! flock -n "$WS_BUILD_LOCK" true; then
+		ws_log "waiting for another kernel build ($WS_BUILD_LOCK)"
+	fi
 	# Not the MAKEFLAGS of a calling make (its variables, its jobserver).
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL flock "$WS_BUILD_LOCK" make -C "$(ws_tree_dir)" O="$(ws_build_dir "$WS_ARCH")" ARCH="$K_ARCH" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${lock[@]}" make -C "$(ws_tree_dir)" O="$(ws_build_dir "$WS_ARCH")" ARCH="$K_ARCH" \
 		CROSS_COMPILE="$K_CROSS" CC="$cc" -j"$(nproc)" -s "$@"
 }
