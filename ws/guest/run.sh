@@ -47,7 +47,7 @@ try sh -c "echo '-:myprobe' >> $T/kprobe_events && echo '-:myretprobe' >> $T/kpr
 
 extra=$(ls /extra 2>/dev/null)
 if [ -n "$extra" ]; then
-	step "your files (EXTRA): $extra"
+	step "your files (EXTRA): $(echo $extra)"
 	for f in /extra/*.ko; do [ -f "$f" ] && { echo "--> insmod $f"; try insmod "$f"; }; done
 	for f in /extra/*.sh; do [ -f "$f" ] && { echo "--> sh $f"; try sh "$f"; }; done
 	poke
