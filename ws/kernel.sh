@@ -12,7 +12,12 @@ mkdir -p "$build" "$CCACHE_DIR"
 "$WS_REPO/ws/assemble.py" "$base" "$tree" "$VARIANT"
 
 frags=("$WS_REPO/configs/common.config" "$WS_REPO/configs/$WS_ARCH.config")
-[ "$VARIANT" = ours ] && [ -f "$WS_REPO/configs/ours.config" ] && frags+=("$WS_REPO/configs/ours.config")
+# What only the series has (e.g. arm64 OPTPROBES): configs/ours[-ARCH].config.
+if [ "$VARIANT" = ours ]; then
+	for f in ours ours-$WS_ARCH; do
+		if [ -f "$WS_REPO/configs/$f.config" ]; then frags+=("$WS_REPO/configs/$f.config"); fi
+	done
+fi
 for f in ${WS_FLAVOUR:-}; do frags+=("$WS_REPO/configs/$f.config"); done
 cat "${frags[@]}" > "$build/ws-fragment.config.new"
 if ! cmp -s "$build/ws-fragment.config.new" "$build/ws-fragment.config" || [ ! -f "$build/.config" ]; then
