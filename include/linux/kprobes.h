@@ -168,9 +168,13 @@ struct kretprobe {
 	struct kretprobe_holder *rph;
 };
 
-/* Hard limits, so that a bad maxactive/data_size fails instead of OOMing. */
+/*
+ * Hard limits, so that a bad maxactive/data_size fails instead of OOMing.
+ * An instance and its data must fit in one objpool object.
+ */
 #define KRETPROBE_MAX_MAXACTIVE		BIT(16)
-#define KRETPROBE_MAX_DATA_SIZE		BIT(16)
+#define KRETPROBE_MAX_DATA_SIZE		\
+	(OBJPOOL_OBJECT_SIZE_MAX - sizeof(struct kretprobe_instance))
 
 struct kretprobe_holder {
 	struct kretprobe __rcu *rp;
