@@ -15,6 +15,9 @@
  * Text changes are made under text_mutex, in batches: a whole register_kprobes()
  * or unregister_kprobes() call arms or disarms its sites and synchronizes the
  * other CPUs once (arch_kprobe_sync()), and waits for one grace period.
+ *
+ * Besides the hit path, the entry points of the API are NOKPROBE_SYMBOL():
+ * kprobes does not probe its own code.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
@@ -337,6 +340,7 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 	return on_entry ? 0 : -EINVAL;
 }
 EXPORT_SYMBOL_GPL(kprobe_on_func_entry);
+NOKPROBE_SYMBOL(kprobe_on_func_entry);
 
 #ifdef CONFIG_MODULES
 /*
@@ -725,6 +729,8 @@ int __unregister_kprobes_top(void *vec, kprobe_nth_t nth, int num,
 			list_del_init(&s->batch);
 		}
 	}
+	list_for_each_entry(s, dead, batch)
+		kprobe_opt_retry_before(site_kp(s)->addr);
 	mutex_unlock(&kprobe_mutex);
 	return count;
 }
@@ -829,6 +835,7 @@ int register_kprobe(struct kprobe *p)
 	return __register_kprobes(&p, nth_kprobe, 1);
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
+NOKPROBE_SYMBOL(register_kprobe);
 
 /**
  * register_kprobes() - register probes, all or none
@@ -853,6 +860,7 @@ int register_kprobes(struct kprobe **kps, int num)
 	return __register_kprobes(kps, nth_kprobe, num);
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
+NOKPROBE_SYMBOL(register_kprobes);
 
 /**
  * unregister_kprobe() - unregister a probe
@@ -866,6 +874,7 @@ void unregister_kprobe(struct kprobe *p)
 	__unregister_kprobes(&p, nth_kprobe, 1);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobe);
+NOKPROBE_SYMBOL(unregister_kprobe);
 
 /**
  * unregister_kprobes() - unregister probes
@@ -880,6 +889,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		__unregister_kprobes(kps, nth_kprobe, num);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
+NOKPROBE_SYMBOL(unregister_kprobes);
 
 static int kprobe_set_disabled(struct kprobe *p, bool disable)
 {
@@ -922,6 +932,7 @@ int disable_kprobe(struct kprobe *kp)
 	return kprobe_set_disabled(kp, true);
 }
 EXPORT_SYMBOL_GPL(disable_kprobe);
+NOKPROBE_SYMBOL(disable_kprobe);
 
 /**
  * enable_kprobe() - call a disabled probe's handlers again
@@ -935,6 +946,7 @@ int enable_kprobe(struct kprobe *kp)
 	return kprobe_set_disabled(kp, false);
 }
 EXPORT_SYMBOL_GPL(enable_kprobe);
+NOKPROBE_SYMBOL(enable_kprobe);
 
 /* debugfs kprobes/enabled: arm or disarm every site, keeping probe states. */
 int kprobes_set_all_armed(bool armed)

@@ -127,6 +127,7 @@ void kprobe_opt_unoptimize_sites(struct list_head *batch);
 void kprobe_opt_optimize_sites(struct list_head *batch);
 void kprobe_opt_unoptimize_site(struct kprobe_site *s);
 void kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr);
+void kprobe_opt_retry_before(kprobe_opcode_t *addr);
 void kprobe_opt_remove_site(struct kprobe_site *s);
 int __init kprobe_optimizer_init(void);
 #else
@@ -134,6 +135,7 @@ static inline void kprobe_opt_unoptimize_sites(struct list_head *batch) { }
 static inline void kprobe_opt_optimize_sites(struct list_head *batch) { }
 static inline void kprobe_opt_unoptimize_site(struct kprobe_site *s) { }
 static inline void kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr) { }
+static inline void kprobe_opt_retry_before(kprobe_opcode_t *addr) { }
 static inline void kprobe_opt_remove_site(struct kprobe_site *s) { }
 static inline int kprobe_optimizer_init(void) { return 0; }
 #endif

@@ -379,6 +379,7 @@ undo:
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
+NOKPROBE_SYMBOL(register_kretprobes);
 
 /**
  * register_kretprobe() - register a return probe
@@ -391,6 +392,7 @@ int register_kretprobe(struct kretprobe *rp)
 	return register_kretprobes(&rp, 1);
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
+NOKPROBE_SYMBOL(register_kretprobe);
 
 /**
  * unregister_kretprobes() - unregister return probes
@@ -422,6 +424,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	__unregister_kprobes_bottom(rps, nth_kretprobe, num, &dead);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
+NOKPROBE_SYMBOL(unregister_kretprobes);
 
 /**
  * unregister_kretprobe() - unregister a return probe
@@ -432,3 +435,4 @@ void unregister_kretprobe(struct kretprobe *rp)
 	unregister_kretprobes(&rp, 1);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobe);
+NOKPROBE_SYMBOL(unregister_kretprobe);

@@ -201,6 +201,31 @@ void kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr)
 	s->state &= ~(SITE_OPT_READY | SITE_OPT_FAILED);
 }
 
+/*
+ * The site at @addr is gone: a site just before it that could not be
+ * optimized because of it (or lost its detour to it) may be now.
+ */
+void kprobe_opt_retry_before(kprobe_opcode_t *addr)
+{
+	struct kprobe_site *s;
+	LIST_HEAD(retry);
+	struct kprobe *kp;
+	int i;
+
+	for (i = 1; i < OPT_SCAN_UNITS; i++) {
+		kp = get_kprobe(addr - i);
+		if (!kp || !kprobe_is_site(kp))
+			continue;
+		s = to_site(kp);
+		if ((s->state & SITE_OPT_ACTIVE) || !list_empty(&s->batch))
+			continue;
+		s->state &= ~SITE_OPT_FAILED;
+		list_add_tail(&s->batch, &retry);
+	}
+	kprobe_opt_optimize_sites(&retry);
+	kprobe_batch_finish(&retry);
+}
+
 /* Free the detour of a site being freed (after its grace period). */
 void kprobe_opt_remove_site(struct kprobe_site *s)
 {
