@@ -9,6 +9,8 @@ base=$("$WS_REPO/ws/base.sh")
 tree=$(ws_tree_dir)
 build=$(ws_build_dir "$WS_ARCH")
 mkdir -p "$build" "$CCACHE_DIR"
+ws_build_lock
+t0=$SECONDS
 "$WS_REPO/ws/assemble.py" "$base" "$tree" "$VARIANT"
 
 frags=("$WS_REPO/configs/common.config" "$WS_REPO/configs/$WS_ARCH.config")
@@ -59,5 +61,6 @@ if ! ws_kmake "$WS_ARCH" all > "$log" 2>&1; then
 	ws_die "build of $VARIANT/$WS_ARCH failed (full log: $log)"
 fi
 grep -E "warning:" "$log" | head -20 >&2 || true
+ws_log "configured and built $VARIANT/$WS_ARCH in $((SECONDS - t0))s"
 echo "image: $build/$K_IMAGE"
 echo "build: $build"

@@ -63,17 +63,27 @@ ws_tree_dir() { echo "$WS_CACHE/tree-$VARIANT"; }
 ws_build_dir() { echo "$WS_CACHE/build/$VARIANT-$1${WS_FLAVOUR:+-$WS_FLAVOUR}"; }
 
 # Does this process or one of its ancestors hold the build lock?  (Taking it
-# again would wait for ourselves.)
+# again would wait for ourselves.)  A held flock shows in the fdinfo of the
+# processes that have the locked file open.
 ws_build_lock_held() {
-	local ino holder p=$BASHPID
+	local ino p=$BASHPID
 	ino=$(stat -c %i "$WS_BUILD_LOCK" 2>/dev/null) || return 1
-	holder=$(awk -v ino="$ino" '$2 != "->" && $6 ~ (":" ino "$") { print $5 }' /proc/locks)
-	[ -n "$holder" ] || return 1
 	while [ "$p" -gt 1 ]; do
-		case " $holder " in *" $p "*) return 0 ;; esac
-		p=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || return 1
+		grep -qs "^lock:.*FLOCK.*:$ino " /proc/"$p"/fdinfo/* && return 0
+		p=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f2) || return 1
+		[ -n "$p" ] || return 1
 	done
 	return 1
+}
+
+# Hold the build lock for the rest of the calling script, waiting for it if
+# need be (unless a caller holds it).
+ws_build_lock() {
+	ws_build_lock_held && return 0
+	exec 9>>"$WS_BUILD_LOCK"
+	flock -n 9 && return 0
+	ws_log "waiting for another kernel build ($WS_BUILD_LOCK)"
+	flock 9
 }
 
 ws_kmake() {
