@@ -1,0 +1,1654 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite of the probe manager: registration errors, hit counts, handler
+ * order, redirection, reentrancy, kretprobes, fault handlers, concurrency,
+ * jump optimization and kprobes on ftrace.
+ *
+ * Every check is an exact count or value.  The probed functions are only
+ * called by this suite, through volatile function pointers, so that the
+ * compiler can neither inline nor clone them, and nothing else hits them.
+ *
+ * lib/test_kprobes.c runs next to this suite; it is not duplicated here.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/limits.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/sections.h>
+#ifdef CONFIG_X86
+#include <asm/trapnr.h>
+#endif
+
+#define KPK_CALLS	10
+
+/*
+ * Where the instruction pointer is when a pre handler runs: x86 reports the
+ * address right after the breakpoint (as if the int3 had run), on every kind
+ * of site (int3, ftrace, jump optimized); the other arches report the probed
+ * address itself.
+ */
+#ifdef CONFIG_X86
+#define KPK_IP_BIAS	sizeof(kprobe_opcode_t)
+#else
+#define KPK_IP_BIAS	0
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Probed functions
+ * ---------------------------------------------------------------------------
+ */
+typedef int (*kpk_fn_t)(int);
+
+static noinline __used int kpk_target_a(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	barrier();
+	return x + 1;
+}
+
+static noinline __used int kpk_target_b(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	barrier();
+	return x + 2;
+}
+
+static noinline __used int kpk_target_c(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	barrier();
+	return x + 3;
+}
+
+static noinline __used int kpk_target_ft(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	barrier();
+	return x + 4;
+}
+
+/* Where the redirecting pre handler sends execution. */
+static noinline __used int kpk_target_redir(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	barrier();
+	return x * 3 + 7;
+}
+
+/* Its probe's handler calls a probed function, which must miss. */
+static noinline __used int kpk_target_outer(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	barrier();
+	return x + 5;
+}
+
+/* Never probed successfully: each is on kprobes' blacklist in its own way. */
+static noinline __used int kpk_target_nokprobe(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	barrier();
+	return x + 6;
+}
+
+NOKPROBE_SYMBOL(kpk_target_nokprobe);
+
+static noinline __used int __kprobes kpk_target_kprobes_text(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	barrier();
+	return x + 7;
+}
+
+static noinstr __used int kpk_target_noinstr(int x)
+{
+	return x + 8;
+}
+
+static int kpk_data_var = 42;
+static const int kpk_rodata_var[4] = { 1, 2, 3, 4 };
+
+/*
+ * Known instructions.  On x86_64 these are written in assembly so that the
+ * test knows each instruction's length:
+ *
+ * kpk_asm_add1000(x)	movl $1000, %eax	5 bytes
+ *			addl %edi, %eax		2 bytes
+ *			ret			returns x + 1000
+ * kpk_asm_load(p)	movq (%rdi), %rax	3 bytes, with an exception table
+ *			ret			entry: returns *p, or -EFAULT
+ *
+ * ASM_ENDBR is empty unless CONFIG_X86_KERNEL_IBT.
+ */
+#ifdef CONFIG_X86_64
+#include <asm/asm.h>
+#include <asm/extable_fixup_types.h>
+#include <asm/ibt.h>
+#include <asm/linkage.h>
+
+#define KPK_ENDBR_LEN	(IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? 4 : 0)
+#define KPK_MOVL_LEN	5
+
+asmlinkage int kpk_asm_add1000(int x);
+asmlinkage long kpk_asm_load(const long *p);
+
+asm(".pushsection .text, \"ax\"\n"
+	".globl kpk_asm_add1000\n"
+	".type kpk_asm_add1000, @function\n"
+	"kpk_asm_add1000:\n\t"
+	ASM_ENDBR
+	"movl $1000, %eax\n\t"
+	"addl %edi, %eax\n\t"
+	ASM_RET
+	".size kpk_asm_add1000, . - kpk_asm_add1000\n"
+	".globl kpk_asm_load\n"
+	".type kpk_asm_load, @function\n"
+	"kpk_asm_load:\n\t"
+	ASM_ENDBR
+	"1: movq (%rdi), %rax\n\t"
+	"2: " ASM_RET
+	/* On a fault: register 0 (%rax) = -EFAULT, continue at 2. */
+	_ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_EFAULT_REG | EX_DATA_REG(0))
+	".size kpk_asm_load, . - kpk_asm_load\n"
+	".popsection\n");
+#endif
+
+/* The address a probe on @fn+0 lands on (past ENDBR, descriptors resolved). */
+static unsigned long kpk_entry(void *fn)
+{
+	unsigned long a = (unsigned long)dereference_kernel_function_descriptor(fn);
+
+#ifdef CONFIG_X86_KERNEL_IBT
+	if (is_endbr(*(u32 *)a))
+		a += ENDBR_INSN_SIZE;
+#endif
+	return a;
+}
+
+/* Call @fn(@x) through a pointer the compiler knows nothing about. */
+static noinline int kpk_call(kpk_fn_t fn, int x)
+{
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn(x);
+}
+
+/*
+ * The kinds of probe sites the parameterized tests run on: a C function's
+ * entry by symbol (an ftrace site with CONFIG_KPROBES_ON_FTRACE), and a plain
+ * instruction (a breakpoint, possibly jump optimized).
+ */
+struct kpk_site {
+	const char *desc;
+	kpk_fn_t fn;
+	const char *sym;
+	int delta;		/* fn(x) == x + delta */
+};
+
+static const struct kpk_site kpk_sites[] = {
+	{ "func_entry", kpk_target_a, "kpk_target_a", 1 },
+#ifdef CONFIG_X86_64
+	{ "insn", kpk_asm_add1000, "kpk_asm_add1000", 1000 },
+#else
+	{ "func_entry_c", kpk_target_c, "kpk_target_c", 3 },
+#endif
+};
+
+KUNIT_ARRAY_PARAM_DESC(kpk_sites, kpk_sites, desc);
+
+/* ---------------------------------------------------------------------------
+ * Counting handlers
+ * ---------------------------------------------------------------------------
+ */
+struct kpk_probe {
+	struct kprobe kp;
+	int id;
+	atomic_t pre;
+	atomic_t post;
+	atomic_t fault;
+	int last_trapnr;
+	unsigned long seen_ip;
+	unsigned long seen_addr;
+	long copy_ret;		/* kpk_pre_fault: what its faulting load returned */
+	kpk_fn_t call_inner;	/* kpk_pre_call: function its handler calls */
+};
+
+#define to_kpk(p)	container_of(p, struct kpk_probe, kp)
+
+/* The order in which pre handlers ran, by kpk_probe::id. */
+static atomic_t kpk_order_n;
+static int kpk_order[64];
+
+static void kpk_order_reset(void)
+{
+	atomic_set(&kpk_order_n, 0);
+	memset(kpk_order, 0, sizeof(kpk_order));
+}
+
+static int kpk_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kpk_probe *k = to_kpk(p);
+	int i = atomic_inc_return(&kpk_order_n) - 1;
+
+	if (i < ARRAY_SIZE(kpk_order))
+		kpk_order[i] = k->id;
+	WRITE_ONCE(k->seen_ip, instruction_pointer(regs));
+	WRITE_ONCE(k->seen_addr, (unsigned long)p->addr);
+	atomic_inc(&k->pre);
+	return 0;
+}
+
+static void kpk_post(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	atomic_inc(&to_kpk(p)->post);
+}
+
+static int kpk_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	struct kpk_probe *k = to_kpk(p);
+
+	WRITE_ONCE(k->last_trapnr, trapnr);
+	atomic_inc(&k->fault);
+	return 0;	/* let the exception table fix it */
+}
+
+/* Sends execution to kpk_target_redir instead of the probed function. */
+static int kpk_pre_redirect(struct kprobe *p, struct pt_regs *regs)
+{
+	void *to = dereference_kernel_function_descriptor(kpk_target_redir);
+
+	atomic_inc(&to_kpk(p)->pre);
+	instruction_pointer_set(regs, (unsigned long)to);
+	return 1;
+}
+
+/* Calls another (probed) function from inside the handler. */
+static int kpk_pre_call(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kpk_probe *k = to_kpk(p);
+
+	atomic_inc(&k->pre);
+	kpk_call(k->call_inner, 1);
+	return 0;
+}
+
+/*
+ * Faults on a user address from inside the handler.  The fault path calls
+ * kprobe_page_fault() before anything else for user addresses (x86:
+ * do_user_addr_fault(), arm64/riscv/powerpc: do_page_fault()), so the fault
+ * reaches kprobe_fault_handler() while this probe is running and the probe's
+ * fault_handler is called; it returns 0, and the exception table of
+ * __get_user() then makes it return -EFAULT.  __get_user() of one byte is
+ * one load, so one fault per hit (a copy routine may retry after a fault).
+ * Page 0 is never mapped (the mm is that of a kernel thread, or a lazy one,
+ * and mmap_min_addr keeps page 0 free).
+ */
+static int kpk_pre_fault(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kpk_probe *k = to_kpk(p);
+	u8 v = 0;
+
+	atomic_inc(&k->pre);
+	pagefault_disable();
+	k->copy_ret = __get_user(v, (const u8 __user *)16);
+	pagefault_enable();
+	return 0;
+}
+
+static void kpk_init_probe(struct kpk_probe *k, int id, const char *sym,
+			   unsigned long addr, bool post)
+{
+	k->id = id;
+	k->kp.symbol_name = sym;
+	k->kp.addr = (kprobe_opcode_t *)addr;
+	k->kp.pre_handler = kpk_pre;
+	if (post)
+		k->kp.post_handler = kpk_post;
+	k->kp.fault_handler = kpk_fault;
+}
+
+static struct kpk_probe *kpk_new(struct kunit *test, int id, const char *sym,
+				 unsigned long addr, bool post)
+{
+	struct kpk_probe *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	kpk_init_probe(k, id, sym, addr, post);
+	return k;
+}
+
+/*
+ * Registration with a deferred unregistration, so that a test that fails
+ * half-way never leaves a probe behind on memory KUnit frees.  The deferred
+ * actions run before the memory allocated earlier is freed.
+ */
+static void kpk_unreg_action(void *p)
+{
+	unregister_kprobe(p);
+}
+
+static int kpk_reg(struct kunit *test, struct kprobe *p)
+{
+	int ret = register_kprobe(p);
+
+	if (!ret)
+		ret = kunit_add_action_or_reset(test, kpk_unreg_action, p);
+	return ret;
+}
+
+static void kpk_unreg(struct kunit *test, struct kprobe *p)
+{
+	kunit_release_action(test, kpk_unreg_action, p);
+}
+
+static void kpk_unreg_rp_action(void *rp)
+{
+	unregister_kretprobe(rp);
+}
+
+static int kpk_reg_rp(struct kunit *test, struct kretprobe *rp)
+{
+	int ret = register_kretprobe(rp);
+
+	if (!ret)
+		ret = kunit_add_action_or_reset(test, kpk_unreg_rp_action, rp);
+	return ret;
+}
+
+static void kpk_unreg_rp(struct kunit *test, struct kretprobe *rp)
+{
+	kunit_release_action(test, kpk_unreg_rp_action, rp);
+}
+
+/* Call @fn(i) for i in [0, n), checking each result. */
+static void kpk_calls(struct kunit *test, kpk_fn_t fn, int delta, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, kpk_call(fn, i), i + delta);
+}
+
+/* Flags of the site at @p's address (the probes' shared, armed struct). */
+static u32 kpk_site_flags(struct kprobe *p)
+{
+	struct kprobe *site;
+	u32 flags = 0;
+
+	preempt_disable();
+	rcu_read_lock();
+	site = get_kprobe(p->addr);
+	if (site)
+		flags = READ_ONCE(site->flags);
+	rcu_read_unlock();
+	preempt_enable();
+	return flags;
+}
+
+static int kpk_test_init(struct kunit *test)
+{
+	kpk_order_reset();
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Registration errors
+ * ---------------------------------------------------------------------------
+ */
+static int kpk_try(struct kprobe *p)
+{
+	int ret = register_kprobe(p);
+
+	if (!ret)	/* a bug; do not leave it registered */
+		unregister_kprobe(p);
+	return ret;
+}
+
+static int kpk_try_sym(const char *sym, unsigned int offset)
+{
+	struct kprobe kp = {
+		.symbol_name = sym, .offset = offset, .pre_handler = kpk_pre,
+	};
+
+	return kpk_try(&kp);
+}
+
+static int kpk_try_addr(unsigned long addr)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)addr, .pre_handler = kpk_pre,
+	};
+
+	return kpk_try(&kp);
+}
+
+static void kpk_test_errno_args(struct kunit *test)
+{
+	struct kprobe kp = {};
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(NULL), -EINVAL);
+
+	kp.symbol_name = "kpk_target_a";
+	kp.addr = (kprobe_opcode_t *)kpk_entry(kpk_target_a);
+	kp.pre_handler = kpk_pre;
+	KUNIT_EXPECT_EQ(test, kpk_try(&kp), -EINVAL);
+
+	memset(&kp, 0, sizeof(kp));
+	kp.pre_handler = kpk_pre;
+	KUNIT_EXPECT_EQ(test, kpk_try(&kp), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_no_such_symbol_at_all", 0),
+			-ENOENT);
+}
+
+/* Offsets past the end of a function, and (x86) into an instruction. */
+static void kpk_test_errno_offset(struct kunit *test)
+{
+	unsigned long size = 0, off = 0;
+
+	unsigned long fn = (unsigned long)kpk_target_a;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(fn, &size, &off));
+	KUNIT_ASSERT_EQ(test, off, 0);
+	KUNIT_ASSERT_GT(test, size, 0);
+	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_target_a", size), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_target_a", size + 1), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_target_a", 1 << 20), -EILSEQ);
+#ifdef CONFIG_X86_64
+	/* Inside the 5-byte movl: offsets 1..4 from its first byte. */
+	for (off = 1; off < KPK_MOVL_LEN; off++) {
+		unsigned long insn = kpk_entry(kpk_asm_add1000);
+
+		KUNIT_EXPECT_EQ_MSG(test, kpk_try_sym("kpk_asm_add1000",
+						      KPK_ENDBR_LEN + off),
+				    -EILSEQ, "offset %lu", off);
+		KUNIT_EXPECT_EQ_MSG(test, kpk_try_addr(insn + off), -EILSEQ,
+				    "address +%lu", off);
+	}
+#endif
+}
+
+/* Code that must never be probed. */
+static void kpk_test_errno_blacklist(struct kunit *test)
+{
+	static const char * const syms[] = {
+		"kpk_target_nokprobe",
+		"kpk_target_kprobes_text",
+		"kpk_target_noinstr",
+		"register_kprobe",
+		"kprobe_call_pre_handlers",
+#ifdef CONFIG_X86_64
+		"entry_SYSCALL_64",
+		"asm_exc_int3",
+#endif
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(syms); i++)
+		KUNIT_EXPECT_EQ_MSG(test, kpk_try_sym(syms[i], 0), -EINVAL,
+				    "symbol %s", syms[i]);
+
+	KUNIT_EXPECT_EQ(test, kpk_try_addr(kpk_entry(kpk_target_nokprobe)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_addr(kpk_entry(kpk_target_kprobes_text)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_addr(kpk_entry(kpk_target_noinstr)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_addr(kpk_entry(register_kprobe)), -EINVAL);
+#ifdef CONFIG_KRETPROBES
+	KUNIT_EXPECT_EQ(test,
+			kpk_try_addr((unsigned long)kretprobe_trampoline_addr()),
+			-EINVAL);
+#endif
+
+	KUNIT_EXPECT_TRUE(test,
+			  within_kprobe_blacklist(kpk_entry(kpk_target_nokprobe)));
+	KUNIT_EXPECT_TRUE(test,
+			  within_kprobe_blacklist(kpk_entry(kpk_target_noinstr)));
+	KUNIT_EXPECT_FALSE(test,
+			   within_kprobe_blacklist(kpk_entry(kpk_target_a)));
+}
+
+/* Addresses that are not text. */
+static void kpk_test_errno_not_text(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kpk_try_addr((unsigned long)&kpk_data_var),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_addr((unsigned long)&kpk_rodata_var[1]),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_addr((unsigned long)test), -EINVAL);
+	/* Data symbols are found by name only with KALLSYMS_ALL. */
+	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_data_var", 0),
+			IS_ENABLED(CONFIG_KALLSYMS_ALL) ? -EINVAL : -ENOENT);
+	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_rodata_var", 0),
+			IS_ENABLED(CONFIG_KALLSYMS_ALL) ? -EINVAL : -ENOENT);
+}
+
+/* Only KPROBE_FLAG_DISABLED may be set by the user. */
+static void kpk_test_errno_flags(struct kunit *test)
+{
+	static const u32 bad[] = {
+		KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED, KPROBE_FLAG_FTRACE,
+		KPROBE_FLAG_ON_FUNC_ENTRY, KPROBE_FLAG_JPROBE,
+		KPROBE_FLAG_KRETPROBE, 0x80, 0x10000,
+		KPROBE_FLAG_DISABLED | KPROBE_FLAG_OPTIMIZED,
+	};
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_a", 0, false);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct kprobe kp = {
+			.symbol_name = "kpk_target_a", .pre_handler = kpk_pre,
+			.flags = bad[i],
+		};
+
+		KUNIT_EXPECT_EQ_MSG(test, kpk_try(&kp), -EINVAL,
+				    "flags %#x", bad[i]);
+	}
+	/* None of them is armed. */
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+
+	/* Registered disabled: no hits until enabled. */
+	k->kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&k->kp));
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&k->kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&k->kp));
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_order_n), KPK_CALLS);
+	kpk_unreg(test, &k->kp);
+}
+
+/* The same struct twice: refused, and the first registration keeps working. */
+static void kpk_test_errno_twice(struct kunit *test)
+{
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_a", 0, true);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&k->kp), -EINVAL);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), KPK_CALLS);
+	kpk_unreg(test, &k->kp);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+}
+
+/* enable/disable of a probe that is not registered. */
+static void kpk_test_errno_enable_unregistered(struct kunit *test)
+{
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_a", 0, false);
+
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&k->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&k->kp), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	kpk_unreg(test, &k->kp);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&k->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&k->kp), -EINVAL);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 0);
+}
+
+/*
+ * The first offset of @sym that is an instruction boundary but not a function
+ * entry, found by asking kprobes itself; 0 if none in the first 64 bytes.
+ */
+static unsigned int kpk_non_entry_offset(const char *sym)
+{
+	unsigned int off;
+
+	for (off = 1; off < 64; off++) {
+		if (!kprobe_on_func_entry(NULL, sym, off))
+			continue;	/* an entry (e.g. after ENDBR) */
+		if (!kpk_try_sym(sym, off))
+			return off;
+	}
+	return 0;
+}
+
+static int kpk_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs);
+
+static int kpk_try_rp_sym(const char *sym, unsigned int offset)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = sym, .kp.offset = offset,
+		.handler = kpk_rp_handler,
+	};
+	int ret = register_kretprobe(&rp);
+
+	if (!ret)
+		unregister_kretprobe(&rp);
+	return ret;
+}
+
+/* kretprobes: only on function entries, and with sane sizes. */
+static void kpk_test_errno_kretprobe(struct kunit *test)
+{
+	static const struct {
+		int maxactive;
+		size_t data_size;
+	} huge[] = {
+		{ KRETPROBE_MAX_MAXACTIVE + 1, 0 },
+		{ INT_MAX, 0 },
+		{ 1, KRETPROBE_MAX_DATA_SIZE + 1 },
+		{ 1, SIZE_MAX / 2 },
+		{ 1, SIZE_MAX - 7 },
+		{ INT_MAX, SIZE_MAX },
+	};
+	kprobe_opcode_t *fn = dereference_kernel_function_descriptor(kpk_target_a);
+	kprobe_opcode_t *entry = (kprobe_opcode_t *)kpk_entry(kpk_target_a);
+	unsigned int off;
+	int i, ret;
+
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, "kpk_target_a", 0), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(entry, NULL, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_lookup_name("kpk_target_a", 0), fn);
+
+	off = kpk_non_entry_offset("kpk_target_a");
+	KUNIT_ASSERT_GT_MSG(test, off, 0, "no instruction boundary found");
+#ifdef CONFIG_X86_64
+	/* The ftrace call (5 bytes), or the first instruction, comes first. */
+	KUNIT_EXPECT_GE(test, off, 2);
+	KUNIT_EXPECT_EQ(test, kpk_non_entry_offset("kpk_asm_add1000"),
+			KPK_ENDBR_LEN + KPK_MOVL_LEN);
+#endif
+	KUNIT_EXPECT_EQ_MSG(test, kpk_try_rp_sym("kpk_target_a", off), -EINVAL,
+			    "kretprobe at kpk_target_a+%u", off);
+	KUNIT_EXPECT_EQ(test, kpk_try_rp_sym("kpk_no_such_symbol_at_all", 0),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kpk_try_rp_sym("kpk_target_nokprobe", 0), -EINVAL);
+
+	for (i = 0; i < ARRAY_SIZE(huge); i++) {
+		struct kretprobe rp = {
+			.kp.symbol_name = "kpk_target_a",
+			.handler = kpk_rp_handler,
+			.maxactive = huge[i].maxactive,
+			.data_size = huge[i].data_size,
+		};
+
+		ret = register_kretprobe(&rp);
+		if (!ret)
+			unregister_kretprobe(&rp);
+		KUNIT_EXPECT_TRUE_MSG(test, ret == -EINVAL || ret == -E2BIG,
+				      "maxactive %d data_size %zu: %d",
+				      huge[i].maxactive, huge[i].data_size, ret);
+	}
+	/* At the limits it works. */
+	{
+		struct kretprobe rp = {
+			.kp.symbol_name = "kpk_target_a",
+			.handler = kpk_rp_handler,
+			.maxactive = 4,
+			.data_size = KRETPROBE_MAX_DATA_SIZE,
+		};
+
+		ret = register_kretprobe(&rp);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (!ret)
+			unregister_kretprobe(&rp);
+	}
+}
+
+/* A batch with one bad member registers nothing. */
+static void kpk_test_errno_batch(struct kunit *test)
+{
+	struct kpk_probe *a = kpk_new(test, 1, "kpk_target_a", 0, false);
+	struct kpk_probe *b = kpk_new(test, 2, NULL, kpk_entry(kpk_target_b),
+				      true);
+	struct kpk_probe *bad = kpk_new(test, 3, "kpk_no_such_symbol_at_all",
+					0, false);
+	struct kpk_probe *c = kpk_new(test, 4, "kpk_target_c", 0, false);
+	struct kprobe *kps[4] = { &a->kp, &b->kp, &bad->kp, &c->kp };
+	struct kprobe *kps_last[3] = { &a->kp, &c->kp, &bad->kp };
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 4), -ENOENT);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	kpk_calls(test, kpk_target_c, 3, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_order_n), 0);
+	KUNIT_EXPECT_TRUE(test, !a->kp.addr);	/* symbol probe: cleared */
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps_last, 3), -ENOENT);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_c, 3, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_order_n), 0);
+
+	/* The good ones can be registered afterwards. */
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &c->kp), 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	kpk_calls(test, kpk_target_c, 3, KPK_CALLS);
+	unregister_kprobes(kps, 2);
+	kpk_unreg(test, &c->kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bad->pre), 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->pre), KPK_CALLS);
+}
+
+/* ---------------------------------------------------------------------------
+ * Hits
+ * ---------------------------------------------------------------------------
+ */
+static void kpk_test_hits(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	unsigned long entry = kpk_entry(s->fn);
+	struct kpk_probe *k = kpk_new(test, 1, s->sym, 0, true);
+	struct kpk_probe *ka = kpk_new(test, 2, NULL, entry, true);
+
+	/* By symbol. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)k->kp.addr, entry);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, k->seen_addr, entry);
+	KUNIT_EXPECT_EQ(test, k->seen_ip, entry + KPK_IP_BIAS);
+	KUNIT_EXPECT_EQ(test, k->kp.nmissed, 0);
+	kpk_unreg(test, &k->kp);
+	KUNIT_EXPECT_TRUE(test, !k->kp.addr);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+
+	/* The same struct again. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 2 * KPK_CALLS);
+	kpk_unreg(test, &k->kp);
+
+	/* By address, twice. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &ka->kp), 0);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ka->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ka->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, ka->seen_ip, entry + KPK_IP_BIAS);
+	kpk_unreg(test, &ka->kp);
+	KUNIT_EXPECT_EQ(test, (unsigned long)ka->kp.addr, entry);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &ka->kp), 0);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ka->pre), 2 * KPK_CALLS);
+	kpk_unreg(test, &ka->kp);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ka->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 2 * KPK_CALLS);
+}
+
+/* A probe inside a function, not at its entry. */
+static void kpk_test_hits_offset(struct kunit *test)
+{
+	unsigned int off = kpk_non_entry_offset("kpk_target_b");
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_b", 0, true);
+
+	KUNIT_ASSERT_GT(test, off, 0);
+	k->kp.offset = off;
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)k->kp.addr,
+			(unsigned long)dereference_kernel_function_descriptor(kpk_target_b) + off);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, k->seen_ip,
+			(unsigned long)k->kp.addr + KPK_IP_BIAS);
+	kpk_unreg(test, &k->kp);
+#ifdef CONFIG_X86_64
+	/* The addl right after the movl. */
+	k = kpk_new(test, 2, "kpk_asm_add1000", 0, true);
+	k->kp.offset = KPK_ENDBR_LEN + KPK_MOVL_LEN;
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), KPK_CALLS);
+	kpk_unreg(test, &k->kp);
+#endif
+}
+
+/* A pre handler that changes the instruction pointer and returns 1. */
+static void kpk_test_redirect(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	struct kpk_probe *k = kpk_new(test, 1, s->sym, 0, true);
+	int i;
+
+	/* The post handler keeps the site a plain (non-optimized) one. */
+	k->kp.pre_handler = kpk_pre_redirect;
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	for (i = 0; i < KPK_CALLS; i++)
+		KUNIT_EXPECT_EQ(test, kpk_call(s->fn, i), i * 3 + 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 0);
+	kpk_unreg(test, &k->kp);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+}
+
+/* ---------------------------------------------------------------------------
+ * Several probes at one address
+ * ---------------------------------------------------------------------------
+ */
+static void kpk_expect_order(struct kunit *test, const int *ids, int nids,
+			     int rounds)
+{
+	int i;
+
+	KUNIT_ASSERT_EQ(test, atomic_read(&kpk_order_n), nids * rounds);
+	for (i = 0; i < nids * rounds; i++)
+		KUNIT_EXPECT_EQ_MSG(test, kpk_order[i], ids[i % nids],
+				    "handler #%d", i);
+	kpk_order_reset();
+}
+
+static void kpk_test_aggregate(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	struct kpk_probe *p1 = kpk_new(test, 1, s->sym, 0, false);
+	struct kpk_probe *p2 = kpk_new(test, 2, s->sym, 0, true);
+	struct kpk_probe *p3 = kpk_new(test, 3, NULL, kpk_entry(s->fn), false);
+	static const int all[] = { 1, 2, 3 }, odd[] = { 1, 3 }, two[] = { 2 };
+	const int n = 4;
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p1->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p2->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p3->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, p1->kp.addr, p2->kp.addr);
+	KUNIT_EXPECT_PTR_EQ(test, p1->kp.addr, p3->kp.addr);
+
+	kpk_calls(test, s->fn, s->delta, n);
+	kpk_expect_order(test, all, 3, n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p2->post), n);
+
+	/* Disable the middle one; the others keep counting. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&p2->kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&p2->kp));
+	kpk_calls(test, s->fn, s->delta, n);
+	kpk_expect_order(test, odd, 2, n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p2->post), n);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&p2->kp), 0);
+	kpk_calls(test, s->fn, s->delta, n);
+	kpk_expect_order(test, all, 3, n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p2->post), 2 * n);
+
+	/* All but one disabled. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&p1->kp), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&p3->kp), 0);
+	kpk_calls(test, s->fn, s->delta, n);
+	kpk_expect_order(test, two, 1, n);
+	/* All disabled. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&p2->kp), 0);
+	kpk_calls(test, s->fn, s->delta, n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_order_n), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&p1->kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&p2->kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&p3->kp), 0);
+	kpk_calls(test, s->fn, s->delta, n);
+	kpk_expect_order(test, all, 3, n);
+
+	/* Unregister the middle one. */
+	kpk_unreg(test, &p2->kp);
+	kpk_calls(test, s->fn, s->delta, n);
+	kpk_expect_order(test, odd, 2, n);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&p2->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p1->pre), 5 * n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p2->pre), 4 * n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p2->post), 4 * n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p3->pre), 5 * n);
+
+	/* Back in, last now. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p2->kp), 0);
+	kpk_calls(test, s->fn, s->delta, n);
+	{
+		static const int reordered[] = { 1, 3, 2 };
+
+		kpk_expect_order(test, reordered, 3, n);
+	}
+	kpk_unreg(test, &p1->kp);
+	kpk_unreg(test, &p3->kp);
+	kpk_calls(test, s->fn, s->delta, n);
+	kpk_expect_order(test, two, 1, n);
+	kpk_unreg(test, &p2->kp);
+	kpk_calls(test, s->fn, s->delta, n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_order_n), 0);
+}
+
+/* ---------------------------------------------------------------------------
+ * kretprobes
+ * ---------------------------------------------------------------------------
+ */
+#define KPK_RP_MAGIC	0x6b70726574UL
+
+struct kpk_rp_data {
+	unsigned long arg;
+	unsigned long magic;
+};
+
+struct kpk_rp {
+	struct kretprobe rp;
+	atomic_t entry;
+	atomic_t ret;
+	atomic_t match;		/* return value == the argument + delta */
+	int delta;
+	bool skip_odd;		/* entry handler drops odd arguments */
+	unsigned long last_ret;
+	struct completion *entered;	/* completed by the entry handler */
+};
+
+#define to_kpk_rp(r)	container_of(r, struct kpk_rp, rp)
+
+static int kpk_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kpk_rp *k = to_kpk_rp(get_kretprobe(ri));
+	struct kpk_rp_data *d = (struct kpk_rp_data *)ri->data;
+
+	atomic_inc(&k->entry);
+	d->arg = regs_get_kernel_argument(regs, 0);
+	d->magic = KPK_RP_MAGIC;
+	if (k->entered)
+		complete(k->entered);
+	if (k->skip_odd && (d->arg & 1))
+		return 1;
+	return 0;
+}
+
+static int kpk_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct kpk_rp *k;
+	struct kpk_rp_data *d = (struct kpk_rp_data *)ri->data;
+
+	if (!rp)
+		return 0;
+	k = to_kpk_rp(rp);
+	WRITE_ONCE(k->last_ret, regs_return_value(regs));
+	atomic_inc(&k->ret);
+	if (rp->data_size >= sizeof(*d) && d->magic == KPK_RP_MAGIC &&
+	    (int)regs_return_value(regs) == (int)d->arg + k->delta)
+		atomic_inc(&k->match);
+	return 0;
+}
+
+static struct kpk_rp *kpk_rp_new(struct kunit *test, const char *sym,
+				 int delta, bool entry)
+{
+	struct kpk_rp *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->rp.kp.symbol_name = sym;
+	k->rp.handler = kpk_rp_handler;
+	if (entry) {
+		k->rp.entry_handler = kpk_rp_entry;
+		k->rp.data_size = sizeof(struct kpk_rp_data);
+	}
+	k->delta = delta;
+	return k;
+}
+
+static void kpk_test_kretprobe(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	struct kpk_rp *k = kpk_rp_new(test, s->sym, s->delta, true);
+	struct kpk_rp *plain = kpk_rp_new(test, s->sym, s->delta, false);
+	int i;
+
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &plain->rp), 0);
+	for (i = 0; i < KPK_CALLS; i++)
+		KUNIT_EXPECT_EQ(test, kpk_call(s->fn, 100 + i), 100 + i + s->delta);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->entry), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->match), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, k->last_ret, 100 + KPK_CALLS - 1 + s->delta);
+	KUNIT_EXPECT_EQ(test, k->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&plain->entry), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&plain->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, plain->last_ret, 100 + KPK_CALLS - 1 + s->delta);
+
+	/* Disabled: nothing; enabled again: counts. */
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&k->rp), 0);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->entry), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&plain->ret), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&k->rp), 0);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->match), 2 * KPK_CALLS);
+
+	kpk_unreg_rp(test, &plain->rp);
+	KUNIT_EXPECT_TRUE(test, !plain->rp.kp.addr);
+	kpk_unreg_rp(test, &k->rp);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&plain->ret), 3 * KPK_CALLS);
+
+	/* Registered again. */
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 3 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->match), 3 * KPK_CALLS);
+	kpk_unreg_rp(test, &k->rp);
+}
+
+/* An entry handler returning non-zero: no return handler for that call. */
+static void kpk_test_kretprobe_entry_skip(struct kunit *test)
+{
+	struct kpk_rp *k = kpk_rp_new(test, "kpk_target_b", 2, true);
+
+	k->skip_odd = true;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	kpk_calls(test, kpk_target_b, 2, 2 * KPK_CALLS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->entry), 2 * KPK_CALLS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->match), KPK_CALLS + 1);
+	KUNIT_EXPECT_EQ(test, k->last_ret, 2 * KPK_CALLS + 2);
+	KUNIT_EXPECT_EQ(test, k->rp.nmissed, 0);
+	kpk_unreg_rp(test, &k->rp);
+}
+
+/* depth levels of recursion through an opaque pointer. */
+static noinline __used int kpk_recurse(int depth)
+{
+	OPTIMIZER_HIDE_VAR(depth);
+	if (depth <= 1)
+		return 100;
+	return kpk_call(kpk_recurse, depth - 1) + 1;
+}
+
+/* maxactive 1 and a recursion of depth 3: two invocations missed per call. */
+static void kpk_test_kretprobe_maxactive(struct kunit *test)
+{
+	struct kpk_rp *k = kpk_rp_new(test, "kpk_recurse", 0, false);
+	int i;
+
+	k->rp.maxactive = 1;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	for (i = 1; i <= KPK_CALLS; i++) {
+		KUNIT_EXPECT_EQ(test, kpk_call(kpk_recurse, 3), 102);
+		KUNIT_EXPECT_EQ(test, k->rp.nmissed, 2 * i);
+		KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), i);
+		KUNIT_EXPECT_EQ(test, k->last_ret, 102);
+	}
+	/* Depth 1: nothing missed. */
+	KUNIT_EXPECT_EQ(test, kpk_call(kpk_recurse, 1), 100);
+	KUNIT_EXPECT_EQ(test, k->rp.nmissed, 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS + 1);
+	KUNIT_EXPECT_EQ(test, k->last_ret, 100);
+	kpk_unreg_rp(test, &k->rp);
+
+	/* Enough instances: every level is seen, innermost first. */
+	k = kpk_rp_new(test, "kpk_recurse", 0, false);
+	k->rp.maxactive = 3;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_call(kpk_recurse, 3), 102);
+	KUNIT_EXPECT_EQ(test, k->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 3);
+	KUNIT_EXPECT_EQ(test, k->last_ret, 102);
+	kpk_unreg_rp(test, &k->rp);
+}
+
+/* A kretprobe and kprobes on the same function entry. */
+static void kpk_test_kretprobe_and_kprobe(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	struct kpk_rp *r = kpk_rp_new(test, s->sym, s->delta, true);
+	struct kpk_probe *k1 = kpk_new(test, 1, s->sym, 0, false);
+	struct kpk_probe *k2 = kpk_new(test, 2, s->sym, 0, true);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k1->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k2->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, k1->kp.addr, r->rp.kp.addr);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k1->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k2->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k2->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->match), KPK_CALLS);
+
+	kpk_unreg(test, &k1->kp);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k1->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k2->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 2 * KPK_CALLS);
+
+	kpk_unreg_rp(test, &r->rp);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k2->pre), 3 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k2->post), 3 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 2 * KPK_CALLS);
+	kpk_unreg(test, &k2->kp);
+}
+
+/* Batch registration of kretprobes, with and without a bad member. */
+static void kpk_test_kretprobe_batch(struct kunit *test)
+{
+	struct kpk_rp *a = kpk_rp_new(test, "kpk_target_a", 1, true);
+	struct kpk_rp *b = kpk_rp_new(test, "kpk_target_b", 2, true);
+	struct kpk_rp *bad = kpk_rp_new(test, "kpk_target_c", 3, true);
+	struct kretprobe *rps[3] = { &a->rp, &bad->rp, &b->rp };
+	unsigned int off = kpk_non_entry_offset("kpk_target_c");
+
+	KUNIT_ASSERT_GT(test, off, 0);
+	bad->rp.kp.offset = off;
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 3), -EINVAL);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	kpk_calls(test, kpk_target_c, 3, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->entry) + atomic_read(&a->ret), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->entry) + atomic_read(&b->ret), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bad->entry), 0);
+
+	rps[1] = &b->rp;
+	KUNIT_ASSERT_EQ(test, register_kretprobes(rps, 2), 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	unregister_kretprobes(rps, 2);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->match), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->match), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->entry), KPK_CALLS);
+}
+
+/* Unregistered while an invocation is pending in a sleeping thread. */
+static DECLARE_COMPLETION(kpk_sleep_go);
+
+static noinline __used int kpk_sleeper(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	wait_for_completion(&kpk_sleep_go);
+	return x + 9;
+}
+
+struct kpk_sleep_ctx {
+	struct completion done;
+	int result;
+};
+
+static int kpk_sleep_thread(void *data)
+{
+	struct kpk_sleep_ctx *c = data;
+
+	c->result = kpk_call(kpk_sleeper, 33);
+	kthread_complete_and_exit(&c->done, 0);
+}
+
+static void kpk_test_kretprobe_unregister_pending(struct kunit *test)
+{
+	struct kpk_rp *k = kpk_rp_new(test, "kpk_sleeper", 9, true);
+	struct kpk_sleep_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	DECLARE_COMPLETION_ONSTACK(entered);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	init_completion(&c->done);
+	reinit_completion(&kpk_sleep_go);
+	k->entered = &entered;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	t = kthread_run(kpk_sleep_thread, c, "kpk_sleeper");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&entered);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->entry), 1);
+	kpk_unreg_rp(test, &k->rp);
+	complete(&kpk_sleep_go);
+	wait_for_completion(&c->done);
+	KUNIT_EXPECT_EQ(test, c->result, 42);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 0);
+	KUNIT_EXPECT_EQ(test, k->rp.nmissed, 0);
+
+	/* The function still works, and the probe can come back. */
+	complete(&kpk_sleep_go);
+	KUNIT_EXPECT_EQ(test, kpk_call(kpk_sleeper, 1), 10);
+	k->entered = NULL;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	complete(&kpk_sleep_go);
+	KUNIT_EXPECT_EQ(test, kpk_call(kpk_sleeper, 2), 11);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->entry), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->match), 1);
+	kpk_unreg_rp(test, &k->rp);
+}
+
+/* ---------------------------------------------------------------------------
+ * Reentrancy
+ * ---------------------------------------------------------------------------
+ */
+static void kpk_test_reentry(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	struct kpk_probe *outer = kpk_new(test, 1, "kpk_target_outer", 0, true);
+	struct kpk_probe *in1 = kpk_new(test, 2, s->sym, 0, false);
+	struct kpk_probe *in2 = kpk_new(test, 3, s->sym, 0, true);
+
+	outer->kp.pre_handler = kpk_pre_call;
+	outer->call_inner = s->fn;
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &in1->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &in2->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &outer->kp), 0);
+
+	kpk_calls(test, kpk_target_outer, 5, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&outer->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&outer->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in1->pre), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in2->pre), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in2->post), 0);
+	KUNIT_EXPECT_EQ(test, in1->kp.nmissed, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, in2->kp.nmissed, KPK_CALLS);
+
+	/* Called directly, the inner probes hit and miss nothing more. */
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in1->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in2->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in2->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, in1->kp.nmissed, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, in2->kp.nmissed, KPK_CALLS);
+
+	/* One inner probe gone: the other one still misses each time. */
+	kpk_unreg(test, &in2->kp);
+	kpk_calls(test, kpk_target_outer, 5, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, in1->kp.nmissed, 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, in2->kp.nmissed, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&outer->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&outer->post), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in1->pre), KPK_CALLS);
+
+	kpk_unreg(test, &outer->kp);
+	kpk_unreg(test, &in1->kp);
+}
+
+/* ---------------------------------------------------------------------------
+ * Fault handlers
+ * ---------------------------------------------------------------------------
+ */
+static void kpk_test_fault_in_handler(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	struct kpk_probe *k = kpk_new(test, 1, s->sym, 0, true);
+
+	k->kp.pre_handler = kpk_pre_fault;
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->fault), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, k->copy_ret, -EFAULT);
+#ifdef CONFIG_X86
+	KUNIT_EXPECT_EQ(test, k->last_trapnr, X86_TRAP_PF);
+#endif
+	kpk_unreg(test, &k->kp);
+}
+
+#ifdef CONFIG_X86_64
+/*
+ * The probed instruction itself faults while it runs out of line: a load
+ * from a vmalloc guard page by kpk_asm_load, whose exception table entry makes
+ * it return -EFAULT.  kprobe_fault_handler() must put the instruction pointer
+ * back on the original instruction (so that the exception table matches),
+ * call the fault handler (which returns 0: not fixed), and the kernel's fixup
+ * completes.  The post handler keeps the instruction single-stepped (not
+ * boosted, not optimized); it does not run for an instruction that faulted.
+ */
+static void kpk_vfree_action(void *p)
+{
+	vfree(p);
+}
+
+static void kpk_test_fault_in_insn(struct kunit *test)
+{
+	struct kpk_probe *k = kpk_new(test, 1, NULL, kpk_entry(kpk_asm_load),
+				      true);
+	long (*load)(const long *p) = kpk_asm_load;
+	long *buf = vmalloc(PAGE_SIZE);
+	const long *bad;
+	int i;
+
+	OPTIMIZER_HIDE_VAR(load);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpk_vfree_action,
+							buf), 0);
+	bad = (const long *)((char *)buf + PAGE_SIZE);	/* the guard page */
+	buf[0] = 4242;
+	KUNIT_ASSERT_EQ(test, load(bad), -EFAULT);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	KUNIT_EXPECT_EQ(test, load(buf), 4242);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->fault), 0);
+	for (i = 1; i <= KPK_CALLS; i++) {
+		KUNIT_EXPECT_EQ(test, load(bad), -EFAULT);
+		KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 1 + i);
+		KUNIT_EXPECT_EQ(test, atomic_read(&k->fault), i);
+		KUNIT_EXPECT_EQ(test, k->last_trapnr, X86_TRAP_PF);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 1);
+	KUNIT_EXPECT_EQ(test, load(buf), 4242);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 2);
+	kpk_unreg(test, &k->kp);
+	KUNIT_EXPECT_EQ(test, load(bad), -EFAULT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->fault), KPK_CALLS);
+}
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Concurrency
+ * ---------------------------------------------------------------------------
+ */
+struct kpk_worker {
+	struct task_struct *task;
+	int *phase;
+	int ack;		/* the phase of the last finished iteration */
+	unsigned long calls;	/* iterations made in phase 1 */
+	bool bad_result;
+};
+
+/* Phase 0 and 2: idle; phase 1: call both targets, counting. */
+static int kpk_worker_fn(void *data)
+{
+	struct kpk_worker *w = data;
+
+	while (!kthread_should_stop()) {
+		/* Pairs with the test's smp_store_release(phase). */
+		int ph = smp_load_acquire(w->phase);
+
+		if (ph == 1) {
+			if (kpk_call(kpk_target_a, 1) != 2)
+				w->bad_result = true;
+#ifdef CONFIG_X86_64
+			if (kpk_call(kpk_asm_add1000, 1) != 1001)
+				w->bad_result = true;
+#else
+			if (kpk_call(kpk_target_c, 1) != 4)
+				w->bad_result = true;
+#endif
+			w->calls++;
+		}
+		/* This iteration's calls are done: kpk_wait_acks() reads it. */
+		smp_store_release(&w->ack, ph);
+		/*
+		 * Sleep now and then even when calling: the optimizer waits for
+		 * RCU tasks grace periods, which need every task to block.
+		 */
+		if (ph != 1 || !(w->calls % 32))
+			schedule_timeout_idle(1);
+	}
+	return 0;
+}
+
+static void kpk_wait_acks(struct kpk_worker *w, int n, int phase)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		/* Pairs with the worker's smp_store_release(ack). */
+		while (smp_load_acquire(&w[i].ack) != phase)
+			schedule_timeout_idle(1);
+}
+
+/*
+ * Threads on every online CPU call two targets in a loop, while this thread
+ * registers and unregisters probes on them 100 times (at the same addresses
+ * as the persistent probes, so the sites change between single and aggregate,
+ * optimized and not).  The persistent probes p1 and p2 are registered before
+ * the threads start counting their calls and unregistered after every thread
+ * stopped: their hit counts equal the calls, exactly.
+ */
+static void kpk_test_concurrent(struct kunit *test)
+{
+#ifdef CONFIG_X86_64
+	const char *sym2 = "kpk_asm_add1000";
+#else
+	const char *sym2 = "kpk_target_c";
+#endif
+	struct kpk_probe *p1 = kpk_new(test, 1, "kpk_target_a", 0, false);
+	struct kpk_probe *p2 = kpk_new(test, 2, sym2, 0, false);
+	struct kpk_probe *p3 = kpk_new(test, 3, sym2, 0, false);
+	struct kpk_probe *q1 = kpk_new(test, 4, "kpk_target_a", 0, true);
+	struct kpk_probe *q2 = kpk_new(test, 5, sym2, 0, true);
+	struct kpk_probe *q3 = kpk_new(test, 6, sym2, 0, false);
+	int ncpu = num_online_cpus(), n = 0, i, cpu;
+	unsigned long total = 0;
+	struct kpk_worker *w;
+	int *phase;
+
+	w = kunit_kcalloc(test, ncpu, sizeof(*w), GFP_KERNEL);
+	phase = kunit_kzalloc(test, sizeof(*phase), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, phase);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p1->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p2->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p3->kp), 0);
+
+	for_each_online_cpu(cpu) {
+		if (n == ncpu)
+			break;
+		w[n].phase = phase;
+		w[n].ack = -1;
+		w[n].task = kthread_create_on_cpu(kpk_worker_fn, &w[n], cpu,
+						  "kpk_worker/%u");
+		if (IS_ERR(w[n].task))
+			break;
+		get_task_struct(w[n].task);
+		wake_up_process(w[n].task);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, ncpu);
+	kpk_wait_acks(w, n, 0);
+
+	/* The probes are armed before any counted call. */
+	smp_store_release(phase, 1);
+	for (i = 0; i < 100; i++) {
+		struct kprobe *qs[3] = { &q1->kp, &q2->kp, &q3->kp };
+		int ret;
+
+		ret = register_kprobes(qs, 3);
+		if (ret) {
+			KUNIT_FAIL(test, "round %d: register_kprobes: %d", i, ret);
+			break;
+		}
+		switch (i % 3) {
+		case 0:
+			KUNIT_EXPECT_EQ(test, disable_kprobe(&p3->kp), 0);
+			break;
+		case 1:
+			KUNIT_EXPECT_EQ(test, enable_kprobe(&p3->kp), 0);
+			break;
+		default:
+			wait_for_kprobe_optimizer();
+			break;
+		}
+		unregister_kprobes(qs, 3);
+		if (i % 3 == 2)
+			wait_for_kprobe_optimizer();
+	}
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&p3->kp), 0);
+	/* Ordered after the last round; the workers acquire it. */
+	smp_store_release(phase, 2);
+	kpk_wait_acks(w, n, 2);
+
+	for (i = 0; i < n; i++) {
+		kthread_stop(w[i].task);
+		put_task_struct(w[i].task);
+		total += w[i].calls;
+		KUNIT_EXPECT_FALSE(test, w[i].bad_result);
+	}
+	KUNIT_EXPECT_GT(test, total, 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&p1->pre), total);
+	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&p2->pre), total);
+	KUNIT_EXPECT_EQ(test, p1->kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, p2->kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, p3->kp.nmissed, 0);
+	/* The others were there for a part of the time only. */
+	KUNIT_EXPECT_LE(test, (unsigned long)atomic_read(&p3->pre), total);
+	KUNIT_EXPECT_LE(test, (unsigned long)atomic_read(&q1->pre), total);
+	KUNIT_EXPECT_LE(test, (unsigned long)atomic_read(&q2->pre), total);
+	KUNIT_EXPECT_LE(test, (unsigned long)atomic_read(&q3->pre), total);
+
+	/* Exact once more, with the threads gone. */
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&p1->pre),
+			total + KPK_CALLS);
+	kpk_unreg(test, &p1->kp);
+	kpk_unreg(test, &p2->kp);
+	kpk_unreg(test, &p3->kp);
+}
+
+/* ---------------------------------------------------------------------------
+ * Jump optimization
+ * ---------------------------------------------------------------------------
+ */
+#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
+static void kpk_test_optimized(struct kunit *test)
+{
+	unsigned long entry = kpk_entry(kpk_asm_add1000);
+	struct kpk_probe *p = kpk_new(test, 1, NULL, entry, false);
+	struct kpk_probe *q = kpk_new(test, 2, NULL, entry, true);
+
+	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p->kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, p->seen_ip, entry + KPK_IP_BIAS);
+
+	/* A post handler at the same address: back to a breakpoint. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &q->kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->post), KPK_CALLS);
+
+	/* Without it, optimized again. */
+	kpk_unreg(test, &q->kp);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 3 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->pre), KPK_CALLS);
+
+	/* Disabled: no hits; enabled: optimized and counting. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&p->kp), 0);
+	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 3 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&p->kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 4 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 0);
+	kpk_unreg(test, &p->kp);
+	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 4 * KPK_CALLS);
+}
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Kprobes on ftrace
+ * ---------------------------------------------------------------------------
+ */
+#ifdef CONFIG_KPROBES_ON_FTRACE
+static void kpk_test_ftrace(struct kunit *test)
+{
+	struct kpk_probe *p = kpk_new(test, 1, "kpk_target_ft", 0, true);
+	struct kpk_probe *q = kpk_new(test, 2, "kpk_target_ft", 0, false);
+	unsigned long addr;
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p->kp), 0);
+	addr = (unsigned long)p->kp.addr;
+	KUNIT_EXPECT_EQ(test, ftrace_location(addr), addr);
+	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_FTRACE);
+	KUNIT_EXPECT_FALSE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, p->seen_ip, addr + KPK_IP_BIAS);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &q->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, q->kp.addr, p->kp.addr);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->post), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, q->seen_ip, addr + KPK_IP_BIAS);
+
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&p->kp), 0);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->pre), 2 * KPK_CALLS);
+	kpk_unreg(test, &p->kp);
+	kpk_unreg(test, &q->kp);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, p->kp.nmissed + q->kp.nmissed, 0);
+}
+#endif
+
+static struct kunit_case kprobes_kunit_cases[] = {
+	KUNIT_CASE(kpk_test_errno_args),
+	KUNIT_CASE(kpk_test_errno_offset),
+	KUNIT_CASE(kpk_test_errno_blacklist),
+	KUNIT_CASE(kpk_test_errno_not_text),
+	KUNIT_CASE(kpk_test_errno_flags),
+	KUNIT_CASE(kpk_test_errno_twice),
+	KUNIT_CASE(kpk_test_errno_enable_unregistered),
+	KUNIT_CASE(kpk_test_errno_kretprobe),
+	KUNIT_CASE(kpk_test_errno_batch),
+	KUNIT_CASE_PARAM(kpk_test_hits, kpk_sites_gen_params),
+	KUNIT_CASE(kpk_test_hits_offset),
+	KUNIT_CASE_PARAM(kpk_test_redirect, kpk_sites_gen_params),
+	KUNIT_CASE_PARAM(kpk_test_aggregate, kpk_sites_gen_params),
+	KUNIT_CASE_PARAM(kpk_test_kretprobe, kpk_sites_gen_params),
+	KUNIT_CASE(kpk_test_kretprobe_entry_skip),
+	KUNIT_CASE(kpk_test_kretprobe_maxactive),
+	KUNIT_CASE_PARAM(kpk_test_kretprobe_and_kprobe, kpk_sites_gen_params),
+	KUNIT_CASE(kpk_test_kretprobe_batch),
+	KUNIT_CASE(kpk_test_kretprobe_unregister_pending),
+	KUNIT_CASE_PARAM(kpk_test_reentry, kpk_sites_gen_params),
+	KUNIT_CASE_PARAM(kpk_test_fault_in_handler, kpk_sites_gen_params),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(kpk_test_fault_in_insn),
+#endif
+	KUNIT_CASE(kpk_test_concurrent),
+#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
+	KUNIT_CASE(kpk_test_optimized),
+#endif
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	KUNIT_CASE(kpk_test_ftrace),
+#endif
+	{}
+};
+
+static struct kunit_suite kprobes_kunit_suite = {
+	.name = "kprobes_manager",
+	.init = kpk_test_init,
+	.test_cases = kprobes_kunit_cases,
+};
+
+kunit_test_suite(kprobes_kunit_suite);
+
+MODULE_DESCRIPTION("KUnit suite of the kprobes probe manager");
+MODULE_LICENSE("GPL");
