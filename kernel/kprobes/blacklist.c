@@ -234,16 +234,15 @@ void kprobe_blacklist_remove_module(struct module *mod)
 /* debugfs kprobes/blacklist: one "0x<start>-0x<end>\t<symbol>" per entry. */
 void kprobe_blacklist_seq_show(struct seq_file *m, bool show_addr)
 {
+	const int width = 2 * sizeof(long);
 	struct kprobe_blacklist_entry *ent;
 
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(ent, &kprobe_blacklist, list) {
-		if (show_addr)
-			seq_printf(m, "0x%px-0x%px\t%ps\n", (void *)ent->start_addr,
-				   (void *)ent->end_addr, (void *)ent->start_addr);
-		else
-			seq_printf(m, "0x%px-0x%px\t%ps\n", NULL, NULL,
-				   (void *)ent->start_addr);
+		seq_printf(m, "0x%0*lx-0x%0*lx\t%ps\n",
+			   width, show_addr ? ent->start_addr : 0,
+			   width, show_addr ? ent->end_addr : 0,
+			   (void *)ent->start_addr);
 	}
 	mutex_unlock(&kprobe_mutex);
 }

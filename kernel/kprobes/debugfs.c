@@ -41,8 +41,9 @@ static void show_probe(struct seq_file *m, struct kprobe *site,
 		sym = kallsyms_lookup((unsigned long)p->addr, &size, &offset,
 				      &modname, namebuf);
 
-	seq_printf(m, "%px  %c  ",
-		   kallsyms_show_value(m->file->f_cred) ? p->addr : NULL, type);
+	seq_printf(m, "%0*lx  %c  ", (int)(2 * sizeof(long)),
+		   kallsyms_show_value(m->file->f_cred) ? (unsigned long)p->addr : 0,
+		   type);
 	if (sym)
 		seq_printf(m, "%s+0x%lx", sym, offset);
 	else if (p->symbol_name)
