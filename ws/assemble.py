@@ -157,15 +157,47 @@ def main():
     sync(base, tree, desired)
 
 
+def restore_strays(base, tree, owned):
+    """Files the series does not own must be the base's (hard links): put back
+    any that was edited in the tree by hand, so the tree is always exactly
+    base + series."""
+    restored = 0
+    for root, dirs, files in os.walk(base):
+        rel = os.path.relpath(root, base)
+        for f in files:
+            p = os.path.normpath(os.path.join(rel, f))
+            if p in owned or p.startswith(".ws-"):
+                continue
+            dst = os.path.join(tree, p)
+            try:
+                if os.stat(dst).st_ino == os.stat(os.path.join(root, f)).st_ino:
+                    continue
+            except FileNotFoundError:
+                pass
+            print(f"assemble: {p} was changed in the tree by hand: restored",
+                  file=sys.stderr)
+            if os.path.lexists(dst):
+                os.unlink(dst)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            os.link(os.path.join(root, f), dst)
+            restored += 1
+    return restored
+
+
 def sync(base, tree, desired):
     owned_file = os.path.join(tree, ".ws-owned")
     before = set(open(owned_file).read().split()) if os.path.exists(owned_file) else set()
     changed = 0
     for p in sorted(before | set(desired)):
         dst = os.path.join(tree, p)
-        src = desired[p] if p in desired else None
-        if p not in desired and os.path.exists(os.path.join(base, p)):
-            src = os.path.join(base, p)      # no longer ours: back to the base's
+        if p not in desired:
+            # No longer ours: a base file is relinked by restore_strays(); a
+            # file only the series had goes away.
+            if not os.path.exists(os.path.join(base, p)) and os.path.lexists(dst):
+                os.unlink(dst)
+                changed += 1
+            continue
+        src = desired[p]
         if src is None:
             if os.path.lexists(dst):
                 os.unlink(dst)
@@ -173,6 +205,7 @@ def sync(base, tree, desired):
         elif not same(src, dst):
             place(src, dst)
             changed += 1
+    changed += restore_strays(base, tree, set(desired))
     with open(owned_file, "w") as f:
         f.write("\n".join(sorted(desired)) + "\n")
     print(f"assemble: {len(desired)} files owned by the series, {changed} updated",
