@@ -49,6 +49,9 @@ MODULE_PARM_DESC(hits, "calls of the target per timed run");
 static unsigned int reps = 5;
 module_param(reps, uint, 0644);
 MODULE_PARM_DESC(reps, "timed runs per measurement (the minimum counts)");
+static bool marks;
+module_param(marks, bool, 0644);
+MODULE_PARM_DESC(marks, "print the calls of each measurement before and after it");
 
 /* The function-entry target: traced (it has an ftrace site where the arch has one). */
 #define KPB_FUNC_NAME	"kprobes_bench_func"
@@ -270,13 +273,24 @@ static int kpb_measure(void)
 	unsigned long bad[CNT_NR], missed;
 	unsigned int expect;
 	char hitbuf[64];
+	bool ok;
 	u64 min, max;
 	int c, len;
 
 	if (!k)
 		return -ENOENT;
 	expect = kpb_expect(k);
-	if (kpb_runs(kpb_fn(k), expect, &min, &max, bad)) {
+	/*
+	 * With marks set, the console brackets the probed runs, so that the
+	 * host can count the traps between the two lines in QEMU's -d int log.
+	 */
+	if (marks)
+		pr_info("ws-bench-traps: begin kind=%s calls=%u\n", k->name,
+			reps * (hits + 1));
+	ok = kpb_runs(kpb_fn(k), expect, &min, &max, bad);
+	if (marks)
+		pr_info("ws-bench-traps: end kind=%s\n", k->name);
+	if (ok) {
 		strscpy(hitbuf, "ok", sizeof(hitbuf));
 	} else {
 		len = scnprintf(hitbuf, sizeof(hitbuf), "BAD");
