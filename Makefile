@@ -11,6 +11,7 @@ export ARCH VARIANT
 help:
 	@echo "make run     [ARCH=x86_64] [VARIANT=ours|upstream] [EXTRA=\"my.ko my.sh\"]"
 	@echo "make check   [ARCHES=\"$(ARCHES)\"] [VARIANT=ours|upstream]"
+	@echo "make bench   [ARCH=x86_64]   (upstream and ours, QEMU -icount)"
 	@echo "make setup | kernel | clean"
 
 setup:
@@ -26,7 +27,10 @@ run:
 check:
 	ws/check.sh $(ARCHES)
 
-bench series:
+bench:
+	ws/bench.sh
+
+series:
 	@echo "make $@: not there yet, see the issue tracker"; exit 1
 
 clean:

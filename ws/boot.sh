@@ -6,6 +6,7 @@
 #
 # usage: ws/boot.sh ARCH MODE INITRAMFS
 #   SMP=N (2)  WS_TIMEOUT=seconds (per arch)  WS_APPEND="more kernel args"
+#   WS_QEMU_ARGS="more qemu args" (e.g. "-icount shift=0" for make bench)
 . "$(dirname "$0")/lib.sh"
 [ $# = 3 ] || ws_die "usage: $0 ARCH MODE INITRAMFS"
 ws_arch "$1"; mode=$2; initrd=$3
@@ -20,7 +21,8 @@ mkdir -p "$logdir"
 log="$logdir/$mode-$(date +%Y%m%d-%H%M%S).log"
 ln -sfn "${log##*/}" "$logdir/latest-$mode.log"
 
-cmd=("${QEMU[@]}" -smp "$QEMU_SMP" -m 1G -nographic -no-reboot
+# shellcheck disable=SC2206
+cmd=("${QEMU[@]}" ${WS_QEMU_ARGS:-} -smp "$QEMU_SMP" -m 1G -nographic -no-reboot
      -kernel "$image" -initrd "$initrd"
      -append "console=$CONSOLE panic=-1 ws.mode=$mode ws.variant=$VARIANT${WS_APPEND:+ $WS_APPEND}")
 limit=${WS_TIMEOUT:-$WS_BOOT_TIMEOUT}

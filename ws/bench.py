@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Read the console logs of make bench's guests and print one table.
+
+usage: bench.py LOG...     (per variant, upstream first: its bench log and,
+                           optionally, its trap log)
+
+Each log has the guest's "ws-bench: key=value ..." lines (ws/guest/bench.sh,
+tools/testing/kprobes-bench).  A kind's cost is the difference between the
+probed and the bare timed runs (the minimum of each) divided by the hits of a
+run, in guest instructions: guest nanoseconds under -icount shift=0, scaled by
+the calibration loop's nanoseconds per instruction (1.000 when all is well).
+Registering and unregistering 1000 probes is reported in guest milliseconds.
+
+A trap log is the console of a short second boot under QEMU -d int (guest
+ws.bench=traps): the module brackets each kind's calls with "ws-bench-traps:
+begin/end" console lines, and the synchronous exceptions QEMU logged in
+between, over the calls, are the kind's traps per hit (a count, not a guess:
+no arch exports one in the guest).
+
+Prints the table (kind, each variant, ours/upstream, hits ok, traps per hit,
+how the probe was armed), the config options in which the variants' kernels
+differ, and
+the console health of each boot (ws/results.py).  Exits 1 if a variant did
+not finish, a kind failed or a handler count was wrong.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results  # noqa: E402  (console health, guest completion)
+
+KINDS = [
+    # key, label, unit
+    ("kprobe", "breakpoint, opt off", "insn/hit"),
+    ("kprobe_post", "breakpoint + post_handler", "insn/hit"),
+    ("aggregate", "aggregate of two probes", "insn/hit"),
+    ("optimized", "optimized (jump)", "insn/hit"),
+    ("func_entry", "function entry (sym+0)", "insn/hit"),
+    ("kretprobe", "kretprobe", "insn/hit"),
+    ("kretprobe_kprobe", "kretprobe + entry kprobe", "insn/hit"),
+    ("jprobe", "jprobe", ""),
+    ("register1000", "register 1000, opt off", "ms"),
+    ("unregister1000", "unregister 1000, opt off", "ms"),
+    ("register1000_opt", "register 1000, opt on", "ms"),
+    ("unregister1000_opt", "unregister 1000, opt on", "ms"),
+]
+WS_BENCH = re.compile(r"ws-bench: (.*)$")
+TRAPS_BEGIN = re.compile(r"ws-bench-traps: begin kind=(\w+) calls=(\d+)")
+TRAPS_END = re.compile(r"ws-bench-traps: end kind=(\w+)")
+# A synchronous exception (a trap) in QEMU's -d int log, per arch.
+TRAP = {
+    # "  1234: v=03 e=0000 i=1 cpl=0 IP=..." (vectors below 0x20: exceptions)
+    "x86_64": re.compile(r"^\s*\d+: v=[01][0-9a-f] "),
+    # "Taking exception 7 [Breakpoint] on CPU 0" (not IRQ, FIQ, VIRQ, VFIQ)
+    "arm64": re.compile(r"Taking exception \d+ \[(?!IRQ|FIQ|Virtual IRQ|Virtual FIQ)"),
+    # "riscv_cpu_do_interrupt: hart:0, async:0, cause:..03, ..." (not ecalls)
+    "riscv": re.compile(r"riscv_cpu_do_interrupt: .*async:0, cause:0*(?![89]\b)[0-9a-f]+,"),
+    # "Raise exception at ... => PROGRAM (6) ..."
+    "powerpc": re.compile(r"Raise exception .*=> (PROGRAM|TRACE|DEBUG)"),
+}
+
+
+def kv(s):
+    return dict(w.split("=", 1) for w in s.split() if "=" in w)
+
+
+def parse_traps(path, arch):
+    """{kind: traps per call} of a trap log."""
+    trap = TRAP.get(arch)
+    out, cur = {}, None
+    with open(path, errors="replace") as f:
+        for raw in f:
+            m = TRAPS_BEGIN.search(raw)
+            if m:
+                cur, calls, n = m.group(1), int(m.group(2)), 0
+                continue
+            if cur is None:
+                continue
+            if TRAPS_END.search(raw):
+                out[cur] = n / calls if trap else None
+                cur = None
+            elif trap and trap.search(raw):
+                n += 1
+    return out
+
+
+def is_trap_log(path):
+    with open(path, errors="replace") as f:
+        return any(TRAPS_BEGIN.search(line) for line in f)
+
+
+def parse(path):
+    """{'variant', 'arch', 'calib', 'kinds': {key: {...}}, 'health': results}"""
+    h = results.parse(path)
+    r = {"log": path, "variant": h["variant"], "arch": h["arch"], "calib": None,
+         "kinds": {}, "health": h, "info": {}, "traps": None}
+    with open(path, errors="replace") as f:
+        for raw in f.read().replace("\r", "").split("\n"):
+            m = WS_BENCH.search(raw)
+            if not m:
+                continue
+            d = kv(m.group(1))
+            kind = d.get("kind")
+            if kind is None:
+                r["info"].update(d)
+            elif kind == "calib":
+                if int(d.get("insns", 0)) > 0 and int(d.get("ns", 0)) > 0:
+                    r["calib"] = int(d["ns"]) / int(d["insns"])
+            elif kind.startswith("register1000"):
+                suffix = kind[len("register1000"):]
+                for what in ("register", "unregister"):
+                    e = dict(d)
+                    if f"{what}_ns" in d:
+                        e["value"] = int(d[f"{what}_ns"]) / 1e6
+                    r["kinds"][f"{what}1000{suffix}"] = e
+            else:
+                if "probed_min" in d:
+                    per = (int(d["probed_min"]) - int(d["bare_min"])) / int(d["n"])
+                    d["value"] = per / (r["calib"] or 1.0)
+                r["kinds"][kind] = d
+    return r
+
+
+def fmt(e, unit):
+    if e is None:
+        return "-"
+    if "value" in e:
+        return f"{e['value']:.1f}" if unit == "insn/hit" else f"{e['value']:.0f}"
+    if "skipped" in e:
+        return "skipped"
+    if "error" in e:
+        return "error " + e["error"]
+    return "?"
+
+
+def trap_fmt(r, key):
+    t = (r["traps"] or {}).get(key)
+    if t is None:
+        return "-"
+    return f"{t:.0f}" if t == int(t) else f"{t:.2f}"
+
+
+def hits_ok(e):
+    return e is not None and e.get("hits") == "ok" and e.get("missed", "0") == "0"
+
+
+def config_diff(runs):
+    """Options set differently in the variants' .config files."""
+    cfgs = []
+    for r in runs:
+        path = os.path.join(os.path.dirname(os.path.dirname(r["log"])), ".config")
+        opts = {}
+        try:
+            with open(path) as f:
+                for line in f:
+                    m = re.match(r"^(CONFIG_\w+)=(.*)$", line) or \
+                        re.match(r"^# (CONFIG_\w+) is not set", line)
+                    if m:
+                        opts[m.group(1)] = m.group(2) if m.lastindex == 2 else "n"
+        except OSError:
+            return None
+        cfgs.append(opts)
+    if len(cfgs) != 2:
+        return None
+    a, b = cfgs
+    return sorted(f"{o}: {a.get(o, 'unset')} -> {b.get(o, 'unset')}"
+                  for o in set(a) | set(b) if a.get(o, "n") != b.get(o, "n"))
+
+
+def main(argv):
+    if not argv:
+        sys.exit(__doc__)
+    runs, trap_runs = [], []
+    for p in argv:
+        (trap_runs if is_trap_log(p) else runs).append(p)
+    runs = [parse(p) for p in runs]
+    for p in trap_runs:
+        t = parse(p)
+        for r in runs:
+            if r["variant"] == t["variant"]:
+                r["traps"] = parse_traps(p, t["arch"])
+                r["trap_health"] = t["health"]
+                r["trap_log"] = p
+    bad = []
+    arch = runs[0]["arch"]
+    names = [r["variant"] for r in runs]
+    print(f"kprobes bench, {arch}, QEMU TCG -icount shift=0: guest instructions "
+          f"per hit (min of {runs[0]['kinds'].get('kprobe', {}).get('reps', '?')} runs of "
+          f"{runs[0]['kinds'].get('kprobe', {}).get('n', '?')} hits), guest ms for "
+          "(un)registering")
+    w = 27
+    head = f"{'kind':<{w}}{'unit':<9}" + "".join(f"{n:>10}" for n in names)
+    if len(runs) == 2:
+        head += f"{'ours/up':>9}"
+    have_traps = any(r["traps"] is not None for r in runs)
+    head += f"  {'hits ok':<9}"
+    if have_traps:
+        head += f"{'traps/hit':<10}"
+    head += f"probe ({' / '.join(names)})"
+    print(head)
+    print("-" * len(head))
+    for key, label, unit in KINDS:
+        es = [r["kinds"].get(key) for r in runs]
+        if all(e is None for e in es):
+            continue
+        line = f"{label:<{w}}{unit:<9}"
+        line += "".join(f"{fmt(e, unit):>10}" for e in es)
+        if len(runs) == 2:
+            if all(e and "value" in e for e in es) and es[0]["value"] > 0:
+                line += f"{es[1]['value'] / es[0]['value']:>9.2f}"
+            else:
+                line += f"{'-':>9}"
+        skipped = all(e is not None and "skipped" in e for e in es)
+        if skipped:
+            ok = "-"
+            why = sorted({e["skipped"] for e in es})
+            line += f"  {ok:<9}" + (" " * 10 if have_traps else "") + ", ".join(why)
+        else:
+            oks = [hits_ok(e) or (e is not None and "skipped" in e) for e in es]
+            ok = "yes" if all(oks) else "NO"
+            if not all(oks):
+                for n, e, o in zip(names, es, oks):
+                    if not o:
+                        bad.append(f"{n}: {key}: " + (" ".join(f"{k}={v}" for k, v in e.items())
+                                                      if e else "no result"))
+            probes = " / ".join((e or {}).get("probe", "-") for e in es)
+            line += f"  {ok:<9}"
+            if have_traps:
+                tr = "/".join(trap_fmt(r, key) for r in runs) if unit == "insn/hit" else ""
+                line += f"{tr:<10}"
+            line += probes if unit == "insn/hit" else ""
+        print(line.rstrip())
+    for r in runs:
+        c = r["calib"]
+        if c is None or abs(c - 1.0) > 0.001:
+            print(f"note: {r['variant']}: calibration {c}: guest ns per instruction "
+                  "is not 1 (is QEMU running with -icount shift=0?)")
+    diff = config_diff(runs)
+    if diff:
+        print(f"config differences ({' -> '.join(names)}): " + "; ".join(diff))
+    elif diff is not None:
+        print("config: the same options in both kernels")
+    for r in runs:
+        h = r["health"]
+        if not h["done"]:
+            bad.append(f"{r['variant']}: the guest did not finish ({r['log']})")
+        elif h["guest_rc"]:
+            bad.append(f"{r['variant']}: the guest's bench failed, rc={h['guest_rc']} ({r['log']})")
+        for c in h["console"]:
+            bad.append(f"{r['variant']}: console: {c}")
+        th = r.get("trap_health")
+        if th and not th["done"]:
+            bad.append(f"{r['variant']}: the trap-count guest did not finish ({r['trap_log']})")
+        for c in (th or {}).get("console", []):
+            bad.append(f"{r['variant']}: console (trap count): {c}")
+    for b in bad:
+        print("FAIL: " + b)
+    print("logs: " + " ".join(r["log"] for r in runs) +
+          "".join(" " + r["trap_log"] for r in runs if r.get("trap_log")))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
