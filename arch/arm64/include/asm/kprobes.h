@@ -78,11 +78,14 @@ struct prev_kprobe {
  *	the instruction runs out of line, so that the task can neither be
  *	interrupted nor migrate between the two traps
  * @prev_kprobe: the interrupted probe during a reentry
+ * @resume_pc: where a redirected hit of an optimized probe resumes, from
+ *	its detour's exit trap on (interrupts masked in between)
  */
 struct kprobe_ctlblk {
 	unsigned int kprobe_status;
 	unsigned long saved_irqflag;
 	struct prev_kprobe prev_kprobe;
+	unsigned long resume_pc;
 };
 
 /* Slots are written with aarch64_insn_copy(), which maintains the caches. */

@@ -24,7 +24,10 @@ extern const u32 optprobe_detour[];
 extern const u32 optprobe_detour_displaced[];
 extern const u32 optprobe_detour_probe_addr[];
 extern const u32 optprobe_detour_callback[];
+extern const u32 optprobe_detour_exit_addr[];
 extern const u32 optprobe_detour_end[];
+extern const u32 optprobe_detour_exit[];
+extern const u32 optprobe_detour_exit_brk[];
 
 /* opt.c: called by the detours, and by kprobe_ss_brk_handler(). */
 int optprobe_callback(unsigned long addr, struct pt_regs *regs);

@@ -41,26 +41,35 @@
 #include "common.h"
 #include "simulate-insn.h"
 
-#define DETOUR_SLOT_BYTES	(MAX_OPTINSN_SIZE * sizeof(kprobe_opcode_t))
 #define DETOUR_OFFSET(sym)	((unsigned long)(sym) - (unsigned long)optprobe_detour)
 #define DETOUR_SIZE		DETOUR_OFFSET(optprobe_detour_end)
 #define DETOUR_DISPLACED	DETOUR_OFFSET(optprobe_detour_displaced)
-/* The displaced instruction, the branch back, then the exit BRK. */
-#define DETOUR_EXIT_BRK		(DETOUR_DISPLACED + 2 * AARCH64_INSN_SIZE)
 
-/* The condition flags in PSTATE and SPSR. */
-#define PSR_NZCV_MASK		(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT)
+/* What current_kprobe is between a redirected hit and its exit trap. */
+static struct kprobe optprobe_exiting;
+
+/* PSTATE.{I,F} only: neither the PMR nor the irq tracing state changes. */
+static __always_inline void optprobe_mask_irqs(void)
+{
+	asm volatile("msr daifset, #3" : : : "memory");
+}
 
 /**
  * optprobe_callback() - the pre handlers of an optimized site
  * @addr: the probed address
  * @regs: the registers at @addr, built by the detour
  *
- * Return: non-zero if a handler moved the PC: the detour must not run the
- * displaced instruction, but resume where @regs say.
+ * Runs the pre handlers with interrupts masked, as a BRK hit would.  When
+ * a handler moved the PC, masks the interrupts again and records the new
+ * PC in the per-CPU state for optprobe_exit_brk_handler(), with this CPU
+ * marked busy (a probe hit in between is missed) until then.
+ *
+ * Return: non-zero if the detour must leave through optprobe_detour_exit
+ * instead of running the displaced instruction.
  */
 int optprobe_callback(unsigned long addr, struct pt_regs *regs)
 {
+	struct kprobe_ctlblk *kcb;
 	unsigned long flags;
 	struct kprobe *p;
 	int ret = 0;
@@ -79,35 +88,45 @@ int optprobe_callback(unsigned long addr, struct pt_regs *regs)
 	}
 	local_irq_restore(flags);
 
-	return ret || instruction_pointer(regs) != addr;
+	if (!ret && instruction_pointer(regs) == addr)
+		return 0;
+
+	/*
+	 * Interrupts (and the PMR, with pseudo-NMIs) are back as the probed
+	 * context had them: the exit trap records them so.  PSTATE.{I,F} only
+	 * keep this CPU until the trap, which unmasks them as they were.
+	 */
+	optprobe_mask_irqs();
+	kcb = get_kprobe_ctlblk();
+	__this_cpu_write(current_kprobe, &optprobe_exiting);
+	kcb->kprobe_status = KPROBE_HIT_SS;
+	kcb->saved_irqflag = regs->pstate & DAIF_PROCCTX_NOIRQ;
+	kcb->resume_pc = instruction_pointer(regs);
+	return 1;
 }
 
 NOKPROBE_SYMBOL(optprobe_callback);
 
 /**
- * optprobe_exit_brk_handler() - the exit BRK of a detour was hit
- * @regs: the registers at the BRK; the stack pointer is the detour's pt_regs
+ * optprobe_exit_brk_handler() - the BRK of optprobe_detour_exit was hit
+ * @regs: the registers of the probed context, as a handler left them
  *
- * Return: true if the BRK was a detour's: execution resumes as the pt_regs
- * of the detour say.
+ * Return: true if the BRK was the detour exit's: execution resumes where
+ * the handler moved the PC.
  */
 bool optprobe_exit_brk_handler(struct pt_regs *regs)
 {
-	unsigned long pc = instruction_pointer(regs);
-	struct pt_regs *saved;
-	int i;
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 
-	if ((pc & ~PAGE_MASK) % DETOUR_SLOT_BYTES != DETOUR_EXIT_BRK ||
-	    !is_kprobe_optinsn_slot(pc))
+	if (instruction_pointer(regs) != (unsigned long)optprobe_detour_exit_brk ||
+	    kprobe_running() != &optprobe_exiting ||
+	    kcb->kprobe_status != KPROBE_HIT_SS)
 		return false;
 
-	saved = (struct pt_regs *)regs->sp;
-	for (i = 0; i < ARRAY_SIZE(regs->regs); i++)
-		regs->regs[i] = saved->regs[i];
-	regs->sp = saved->sp;
-	regs->pc = saved->pc;
-	regs->pstate &= ~(PSR_NZCV_MASK | PSR_BTYPE_MASK);
-	regs->pstate |= saved->pstate & PSR_NZCV_MASK;
+	instruction_pointer_set(regs, kcb->resume_pc);
+	regs->pstate &= ~(DAIF_PROCCTX_NOIRQ | PSR_BTYPE_MASK);
+	regs->pstate |= kcb->saved_irqflag;
+	reset_current_kprobe();
 	return true;
 }
 
@@ -150,7 +169,6 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	u64 lit;
 	u32 insn;
 
-	BUILD_BUG_ON(DETOUR_SLOT_BYTES > PAGE_SIZE);
 	if (sizeof(buf) < DETOUR_SIZE)
 		return -E2BIG;
 	if (!optprobe_displaced_insn(p, &insn))
@@ -177,6 +195,9 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	       sizeof(lit));
 	lit = (unsigned long)optprobe_callback;
 	memcpy((void *)buf + DETOUR_OFFSET(optprobe_detour_callback), &lit,
+	       sizeof(lit));
+	lit = (unsigned long)optprobe_detour_exit;
+	memcpy((void *)buf + DETOUR_OFFSET(optprobe_detour_exit_addr), &lit,
 	       sizeof(lit));
 
 	if (!aarch64_insn_copy(slot, buf, DETOUR_SIZE)) {
