@@ -249,6 +249,15 @@ static int kpk_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* For probes that are not in a struct kpk_probe: none of them may be hit. */
+static atomic_t kpk_stray;
+
+static int kpk_pre_bare(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_stray);
+	return 0;
+}
+
 static void kpk_post(struct kprobe *p, struct pt_regs *regs,
 		     unsigned long flags)
 {
@@ -382,7 +391,7 @@ static void kpk_calls(struct kunit *test, kpk_fn_t fn, int delta, int n)
 }
 
 /* Flags of the site at @p's address (the probes' shared, armed struct). */
-static u32 kpk_site_flags(struct kprobe *p)
+static u32 __maybe_unused kpk_site_flags(struct kprobe *p)
 {
 	struct kprobe *site;
 	u32 flags = 0;
@@ -400,7 +409,14 @@ static u32 kpk_site_flags(struct kprobe *p)
 static int kpk_test_init(struct kunit *test)
 {
 	kpk_order_reset();
+	atomic_set(&kpk_stray, 0);
 	return 0;
+}
+
+/* Probes registered only to see whether they can be: none was hit. */
+static void kpk_test_exit(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_stray), 0);
 }
 
 /* ---------------------------------------------------------------------------
@@ -419,7 +435,7 @@ static int kpk_try(struct kprobe *p)
 static int kpk_try_sym(const char *sym, unsigned int offset)
 {
 	struct kprobe kp = {
-		.symbol_name = sym, .offset = offset, .pre_handler = kpk_pre,
+		.symbol_name = sym, .offset = offset, .pre_handler = kpk_pre_bare,
 	};
 
 	return kpk_try(&kp);
@@ -428,7 +444,7 @@ static int kpk_try_sym(const char *sym, unsigned int offset)
 static int kpk_try_addr(unsigned long addr)
 {
 	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)addr, .pre_handler = kpk_pre,
+		.addr = (kprobe_opcode_t *)addr, .pre_handler = kpk_pre_bare,
 	};
 
 	return kpk_try(&kp);
@@ -442,11 +458,11 @@ static void kpk_test_errno_args(struct kunit *test)
 
 	kp.symbol_name = "kpk_target_a";
 	kp.addr = (kprobe_opcode_t *)kpk_entry(kpk_target_a);
-	kp.pre_handler = kpk_pre;
+	kp.pre_handler = kpk_pre_bare;
 	KUNIT_EXPECT_EQ(test, kpk_try(&kp), -EINVAL);
 
 	memset(&kp, 0, sizeof(kp));
-	kp.pre_handler = kpk_pre;
+	kp.pre_handler = kpk_pre_bare;
 	KUNIT_EXPECT_EQ(test, kpk_try(&kp), -EINVAL);
 
 	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_no_such_symbol_at_all", 0),
@@ -550,7 +566,8 @@ static void kpk_test_errno_flags(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct kprobe kp = {
-			.symbol_name = "kpk_target_a", .pre_handler = kpk_pre,
+			.symbol_name = "kpk_target_a",
+			.pre_handler = kpk_pre_bare,
 			.flags = bad[i],
 		};
 
@@ -1521,26 +1538,69 @@ static void kpk_test_concurrent(struct kunit *test)
  * Jump optimization
  * ---------------------------------------------------------------------------
  */
-#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
+#ifdef CONFIG_OPTPROBES
+#ifndef CONFIG_X86_64
+/*
+ * The first offset of @sym whose instruction kprobes replaces by a jump, or
+ * UINT_MAX.  On x86_64 the test knows one (kpk_asm_add1000's 5-byte movl);
+ * elsewhere it asks the optimizer about each instruction of a C function.
+ */
+static unsigned int kpk_optimizable_offset(const char *sym)
+{
+	unsigned int off;
+
+	for (off = 0; off < 32; off++) {
+		struct kprobe kp = {
+			.symbol_name = sym, .offset = off,
+			.pre_handler = kpk_pre_bare,
+		};
+		bool opt;
+
+		if (register_kprobe(&kp))
+			continue;
+		wait_for_kprobe_optimizer();
+		opt = kpk_site_flags(&kp) & KPROBE_FLAG_OPTIMIZED;
+		unregister_kprobe(&kp);
+		if (opt)
+			return off;
+	}
+	return UINT_MAX;
+}
+#endif
+
 static void kpk_test_optimized(struct kunit *test)
 {
-	unsigned long entry = kpk_entry(kpk_asm_add1000);
-	struct kpk_probe *p = kpk_new(test, 1, NULL, entry, false);
-	struct kpk_probe *q = kpk_new(test, 2, NULL, entry, true);
+#ifdef CONFIG_X86_64
+	const struct kpk_site s = {
+		"insn", kpk_asm_add1000, "kpk_asm_add1000", 1000
+	};
+	unsigned int off = 0;
+#else
+	const struct kpk_site s = { "c", kpk_target_c, "kpk_target_c", 3 };
+	unsigned int off = kpk_optimizable_offset(s.sym);
+#endif
+	struct kpk_probe *p = kpk_new(test, 1, s.sym, 0, false);
+	struct kpk_probe *q = kpk_new(test, 2, s.sym, 0, true);
+	unsigned long addr;
 
+	KUNIT_ASSERT_NE_MSG(test, off, UINT_MAX,
+			    "no instruction of %s is optimized", s.sym);
+	p->kp.offset = off;
+	q->kp.offset = off;
 	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
 	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p->kp), 0);
+	addr = (unsigned long)p->kp.addr;
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
-	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), KPK_CALLS);
-	KUNIT_EXPECT_EQ(test, p->seen_ip, entry + KPK_IP_BIAS);
+	KUNIT_EXPECT_EQ(test, p->seen_ip, addr + KPK_IP_BIAS);
 
 	/* A post handler at the same address: back to a breakpoint. */
 	KUNIT_ASSERT_EQ(test, kpk_reg(test, &q->kp), 0);
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_FALSE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
-	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 2 * KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&q->pre), KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&q->post), KPK_CALLS);
@@ -1549,22 +1609,22 @@ static void kpk_test_optimized(struct kunit *test)
 	kpk_unreg(test, &q->kp);
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
-	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 3 * KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&q->pre), KPK_CALLS);
 
 	/* Disabled: no hits; enabled: optimized and counting. */
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&p->kp), 0);
-	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 3 * KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&p->kp), 0);
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
-	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 4 * KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 0);
 	kpk_unreg(test, &p->kp);
-	kpk_calls(test, kpk_asm_add1000, 1000, KPK_CALLS);
+	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 4 * KPK_CALLS);
 }
 #endif
@@ -1636,7 +1696,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_fault_in_insn),
 #endif
 	KUNIT_CASE_SLOW(kpk_test_concurrent),
-#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
+#ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(kpk_test_optimized),
 #endif
 #ifdef CONFIG_KPROBES_ON_FTRACE
@@ -1648,6 +1708,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 static struct kunit_suite kprobes_kunit_suite = {
 	.name = "kprobes_manager",
 	.init = kpk_test_init,
+	.exit = kpk_test_exit,
 	.test_cases = kprobes_kunit_cases,
 };
 
