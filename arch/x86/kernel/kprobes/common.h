@@ -83,9 +83,21 @@
 
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
+#include <linux/kprobes.h>
 
 struct kprobe;
 struct insn;
+struct pt_regs;
+
+/* Called by __kretprobe_trampoline (kretprobe.c). */
+__visible void kretprobe_trampoline_callback(struct pt_regs *regs);
+
+/* The optimized probe detour template (opt.c), copied into detour slots. */
+extern const u8 optprobe_tmpl_start[];
+extern const u8 optprobe_tmpl_op[];
+extern const u8 optprobe_tmpl_call[];
+extern const u8 optprobe_tmpl_ret[];
+extern const u8 optprobe_tmpl_end[];
 
 /* Shared by core.c and opt.c (instruction analysis). */
 int kprobe_copy_orig_insn(unsigned long addr, u8 *buf, int *buf_len);
@@ -96,8 +108,15 @@ int kprobe_fixup_riprel(struct insn *insn, u8 *copy, unsigned long orig,
 bool kprobe_is_indirect_thunk(unsigned long target);
 
 #ifdef CONFIG_OPTPROBES
-/* Original bytes under an optimized probe's jump (decode from function start). */
+/* Original bytes under optimized probes' jumps, in a copy of the text. */
 void kprobe_opt_recover_bytes(unsigned long addr, u8 *buf, int len);
+
+/* Where the detour of @op runs the displaced instructions. */
+static inline unsigned long kprobe_opt_displaced(struct optimized_kprobe *op)
+{
+	return (unsigned long)op->optinsn.insn +
+	       (optprobe_tmpl_end - optprobe_tmpl_start);
+}
 #else
 static inline void kprobe_opt_recover_bytes(unsigned long addr, u8 *buf,
 					    int len)

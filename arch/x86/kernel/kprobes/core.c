@@ -54,10 +54,9 @@
 #include <asm/extable.h>
 #include <asm/trapnr.h>
 #include <asm/nospec-branch.h>
+#include <asm/kdebug.h>
 
 #include "common.h"
-
-DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
 /* ModRM reg field of "push r/m" (ff /6), see the indirect branch comment. */
 #define KP_MODRM_REG_PUSH	6
@@ -312,7 +311,7 @@ static int kp_analyze_indirect(struct arch_specific_insn *ai,
 	insn_byte_t prefix;
 
 	/* The 32-register (REX2) and 16-bit forms are not worth emulating. */
-	if (insn_is_rex2(insn) || insn->opnd_bytes != 8)
+	if (insn_is_rex2(insn) || insn->opnd_bytes == 2)
 		return -EOPNOTSUPP;
 
 	if (X86_MODRM_MOD(modrm) == 3) {
@@ -422,8 +421,8 @@ static int kp_analyze(struct kprobe *p, struct insn *insn)
 	if (ai->kind == KP_INSN_SLOT)
 		return 0;
 
-	/* A 16-bit operand size would truncate the new instruction pointer. */
-	if (insn->opnd_bytes != 8)
+	/* An operand size prefix would truncate the new instruction pointer. */
+	if (insn->opnd_bytes == 2)
 		return -EINVAL;
 
 	switch (ai->kind) {
@@ -768,11 +767,34 @@ static nokprobe_inline unsigned long kp_step_end(struct kprobe *p)
 	return (unsigned long)p->ainsn.insn + p->ainsn.int3_off + p->ainsn.len;
 }
 
+/*
+ * Once the core has queued a site for optimization (KPROBE_FLAG_OPTIMIZED),
+ * a breakpoint hit must not resume inside the range the jump will replace:
+ * resume in the detour's copy of the displaced instructions, which jumps
+ * back after the range.  Returns 0 when that does not apply.
+ */
+static nokprobe_inline unsigned long kp_opt_resume(struct kprobe *p)
+{
+#ifdef CONFIG_OPTPROBES
+	if (unlikely(kprobe_optimized(p)) && !p->post_handler)
+		return kprobe_opt_displaced(container_of(p, struct optimized_kprobe,
+							 kp));
+#endif
+	return 0;
+}
+
 /* The probed instruction after the pre handlers (no reentry). */
 static nokprobe_inline void kp_run_insn(struct kprobe *p, struct pt_regs *regs,
 					struct kprobe_ctlblk *kcb)
 {
 	const struct arch_specific_insn *ai = &p->ainsn;
+	unsigned long resume = kp_opt_resume(p);
+
+	if (resume) {
+		regs->ip = resume;
+		reset_current_kprobe();
+		return;
+	}
 
 	if (ai->kind != KP_INSN_SLOT) {
 		/* Handlers' faults must not be confused with ours: HIT_SS. */
@@ -835,27 +857,37 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
 {
 	const struct arch_specific_insn *ai = &p->ainsn;
-	bool stepping = kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER);
+	bool nested = kcb->kprobe_status == KPROBE_REENTER;
+	unsigned long resume = kp_opt_resume(p);
 
 	kprobes_inc_nmissed_count(p);
 
+	if (resume) {
+		regs->ip = resume;
+		return;
+	}
 	if (ai->kind != KP_INSN_SLOT) {
 		if (likely(kp_emulate(p, regs)))
 			return;
-	} else if (ai->boostable || stepping) {
+	} else if (ai->boostable || nested) {
 		/*
-		 * Also for a non-boostable copy when we cannot save another
-		 * level (an NMI hit a probe while this CPU was stepping): it
-		 * only loses the fault fixup if the instruction faults.
+		 * Also for a non-boostable copy when the one saved level is
+		 * taken (an NMI hit a probe while this CPU stepped a reentered
+		 * one): the copy only loses its fault fixup.
 		 */
 		regs->ip = (unsigned long)ai->insn;
 		return;
 	}
 
-	if (unlikely(stepping)) {
-		/* A second nesting level with an unreadable branch target. */
-		pr_emerg("kprobes: cannot step %pS while nested twice\n", p->addr);
-		BUG();
+	if (unlikely(nested)) {
+		/*
+		 * An indirect branch through unreadable memory, and no level
+		 * left to run its trapping copy: the instruction would fault,
+		 * report it where it is.
+		 */
+		regs->ip = (unsigned long)p->addr;
+		die("kprobes: unreadable indirect branch target", regs, 0);
+		return;
 	}
 	kp_save_prev(kcb);
 	kp_step_trapping(p, regs, kcb, KPROBE_REENTER);
@@ -915,6 +947,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	kp_run_insn(p, regs, kcb);
 	return 1;
 }
+
 NOKPROBE_SYMBOL(kprobe_int3_handler);
 
 /**
@@ -923,9 +956,11 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  * @trapnr: X86_TRAP_*
  *
  * A fault of the out-of-line copy is moved back to the probed address, as if
- * the original instruction had faulted: the kernel then handles it there
- * (page fault, exception table fixup, oops).  A fault in a handler goes to
- * the probes' fault handlers.
+ * the original instruction had faulted; the probes' fault handlers see it
+ * there first, then (unless one of them fixed it) the kernel handles it
+ * there: page fault, exception table fixup, oops.  The post handlers do not
+ * run for an instruction that faulted.  A fault in a handler goes to the
+ * probes' fault handlers.
  *
  * Return: 1 if the fault was fixed, 0 to let the kernel handle it.
  */
@@ -933,6 +968,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
 	struct kprobe *cur = kprobe_running();
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	int fixed;
 
 	if (unlikely(!cur))
 		return 0;
@@ -944,10 +980,15 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 
 		regs->ip = (unsigned long)cur->addr;
 		regs->flags |= kcb->saved_if;
-		if (kcb->kprobe_status == KPROBE_REENTER)
+		if (kcb->kprobe_status == KPROBE_REENTER) {
+			/* A reentered probe runs no handler. */
 			kp_restore_prev(kcb);
-		else
+		} else {
+			fixed = kprobe_call_fault_handlers(cur, regs, trapnr);
 			reset_current_kprobe();
+			if (fixed)
+				return 1;
+		}
 
 		/*
 		 * The page fault path looks up the exception table after us;
@@ -964,4 +1005,5 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		return kprobe_call_fault_handlers(cur, regs, trapnr);
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kprobe_fault_handler);

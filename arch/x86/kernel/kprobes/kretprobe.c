@@ -29,16 +29,13 @@
 #define ANNOTATE_NOENDBR
 #endif
 
-__visible void kretprobe_trampoline_callback(struct pt_regs *regs);
-
 /*
  * On entry %rsp = ri->fp + 8.  The frame built, from high to low addresses:
  * the return slot (ri->fp), ss, sp, flags, then SAVE_REGS_STRING's part.
  * The flags are restored with popf before the final ret; lea, unlike add,
  * leaves them alone while skipping the sp and ss slots.
  */
-asm(
-	".text\n"
+asm(".text\n"
 	".global __kretprobe_trampoline\n"
 	".type __kretprobe_trampoline, @function\n"
 	"__kretprobe_trampoline:\n"
@@ -84,6 +81,7 @@ __used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
 
 	*slot = __kretprobe_trampoline_handler(regs, slot);
 }
+
 NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
 
 void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -94,6 +92,7 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 	ri->fp = slot;
 	*slot = (unsigned long)&__kretprobe_trampoline;
 }
+
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
 
 /* Called by __kretprobe_trampoline_handler() before the handlers run. */
@@ -103,4 +102,5 @@ void arch_kretprobe_fixup_return(struct pt_regs *regs,
 	regs->ip = (unsigned long)correct_ret_addr;
 	*kretprobe_ret_slot(regs) = (unsigned long)correct_ret_addr;
 }
+
 NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);

@@ -53,17 +53,10 @@
 #include "common.h"
 
 /*
- * The detour template.  It lives in .rodata: it is never executed in place,
- * only copied into detour slots and patched there.
+ * The detour template (symbols in common.h).  It lives in .rodata: it is
+ * never executed in place, only copied into detour slots and patched there.
  */
-extern const u8 optprobe_tmpl_start[];
-extern const u8 optprobe_tmpl_op[];
-extern const u8 optprobe_tmpl_call[];
-extern const u8 optprobe_tmpl_ret[];
-extern const u8 optprobe_tmpl_end[];
-
-asm(
-	".pushsection .rodata, \"a\"\n"
+asm(".pushsection .rodata, \"a\"\n"
 	".global optprobe_tmpl_start\n"
 	"optprobe_tmpl_start:\n"
 	"	pushq $" __stringify(__KERNEL_DS) "\n"
@@ -133,6 +126,7 @@ out:
 	preempt_enable();
 	return redirected;
 }
+
 NOKPROBE_SYMBOL(optprobe_detour_handler);
 
 static struct optimized_kprobe *kp_to_op(struct kprobe *p)
