@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit test of the x86 half of kprobes: each way a probed instruction is
+ * run (branch emulation, boosted copy, copy + second trap, detour of an
+ * optimized probe), RIP-relative operands, pushf, faults of the copy that
+ * the exception table fixes, reentry, redirection and refused addresses.
+ * The probed functions are in kunit_asm.S, so that we know their code.
+ */
+#include <kunit/test.h>
+#include <linux/kprobes.h>
+#include <linux/irqflags.h>
+#include <linux/vmalloc.h>
+#include <asm/text-patching.h>
+#include <asm/processor-flags.h>
+
+#include "kunit_asm.h"
+
+enum {
+	OFF_JCC8, OFF_JCC32, OFF_CALL, OFF_CALL_REG, OFF_CALL_MEM, OFF_LOOP,
+	OFF_RET, OFF_ADD, OFF_RIPREL, OFF_PUSHF, OFF_LOAD, OFF_OPT, OFF_CLI,
+	OFF_MID,
+};
+
+/* The bytes of "lea 1(%rdi), %rax" in kpx_add. */
+#define KPX_ADD_LEN	4
+
+static int pre_hits, post_hits;
+static unsigned long post_ip;
+static bool redirect;
+
+static int count_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	pre_hits++;
+	if (redirect) {
+		/* Return 42 to the caller of the probed function instead. */
+		regs->ip = (unsigned long)kpx_leaf;
+		return 1;
+	}
+	return 0;
+}
+
+static void count_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	post_hits++;
+	post_ip = regs->ip;
+}
+
+static kprobe_opcode_t *kpx_addr(void *func, int off)
+{
+	return (kprobe_opcode_t *)((unsigned long)func + kpx_offsets[off]);
+}
+
+static void kpx_reset(void)
+{
+	pre_hits = 0;
+	post_hits = 0;
+	post_ip = 0;
+	redirect = false;
+}
+
+/* Register a probe on @func + kpx_offsets[@off], with or without post. */
+static void kpx_register(struct kunit *test, struct kprobe *kp, void *func,
+			 int off, bool post)
+{
+	memset(kp, 0, sizeof(*kp));
+	kp->addr = kpx_addr(func, off);
+	kp->pre_handler = count_pre;
+	kp->post_handler = post ? count_post : NULL;
+	kpx_reset();
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+}
+
+static void kpx_branches(struct kunit *test, bool post)
+{
+	struct kprobe kp;
+	int hits = post ? 1 : 0;
+
+	kpx_register(test, &kp, kpx_jcc8, OFF_JCC8, post);
+	KUNIT_EXPECT_EQ(test, kpx_jcc8(0), 2);
+	KUNIT_EXPECT_EQ(test, kpx_jcc8(5), 1);
+	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, post_hits, 2 * hits);
+	unregister_kprobe(&kp);
+
+	kpx_register(test, &kp, kpx_jcc32, OFF_JCC32, post);
+	KUNIT_EXPECT_EQ(test, kpx_jcc32(0), 2);
+	KUNIT_EXPECT_EQ(test, kpx_jcc32(5), 1);
+	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	unregister_kprobe(&kp);
+
+	kpx_register(test, &kp, kpx_call, OFF_CALL, post);
+	KUNIT_EXPECT_EQ(test, kpx_call(), 43);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	if (post)
+		KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)kpx_leaf);
+	unregister_kprobe(&kp);
+
+	kpx_register(test, &kp, kpx_call_reg, OFF_CALL_REG, post);
+	KUNIT_EXPECT_EQ(test, kpx_call_reg(kpx_leaf), 43);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	unregister_kprobe(&kp);
+
+	kpx_register(test, &kp, kpx_call_mem, OFF_CALL_MEM, post);
+	KUNIT_EXPECT_EQ(test, kpx_call_mem(), 43);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, post_hits, hits);
+	unregister_kprobe(&kp);
+
+	kpx_register(test, &kp, kpx_loop, OFF_LOOP, post);
+	KUNIT_EXPECT_EQ(test, kpx_loop(5), 5);
+	KUNIT_EXPECT_EQ(test, pre_hits, 5);
+	KUNIT_EXPECT_EQ(test, post_hits, 5 * hits);
+	unregister_kprobe(&kp);
+
+	kpx_register(test, &kp, kpx_ret, OFF_RET, post);
+	KUNIT_EXPECT_EQ(test, kpx_ret(), 7);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, post_hits, hits);
+	unregister_kprobe(&kp);
+}
+
+/* Control flow instructions are emulated, with and without post handler. */
+static void test_emulated_branches(struct kunit *test)
+{
+	kpx_branches(test, false);
+	kpx_branches(test, true);
+}
+
+/* Out-of-line copies: boosted, with a post handler, and switching. */
+static void test_out_of_line(struct kunit *test)
+{
+	struct kprobe a, b;
+
+	kpx_register(test, &a, kpx_add, OFF_ADD, false);
+	KUNIT_EXPECT_EQ(test, kpx_add(1), 2);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+
+	/* A post handler joins the armed site: the next hit traps twice. */
+	memset(&b, 0, sizeof(b));
+	b.addr = a.addr;
+	b.post_handler = count_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpx_add(2), 3);
+	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)a.addr + KPX_ADD_LEN);
+
+	/* And leaves: boosted again. */
+	unregister_kprobe(&b);
+	KUNIT_EXPECT_EQ(test, kpx_add(3), 4);
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	unregister_kprobe(&a);
+
+	kpx_register(test, &a, kpx_riprel, OFF_RIPREL, false);
+	KUNIT_EXPECT_EQ(test, kpx_riprel(), kpx_data);
+	unregister_kprobe(&a);
+	kpx_register(test, &a, kpx_riprel, OFF_RIPREL, true);
+	KUNIT_EXPECT_EQ(test, kpx_riprel(), kpx_data);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	unregister_kprobe(&a);
+}
+
+/* pushf runs with interrupts masked when a post handler waits for it. */
+static void test_pushf(struct kunit *test)
+{
+	struct kprobe kp;
+	unsigned long flags;
+
+	KUNIT_ASSERT_FALSE(test, irqs_disabled());
+	kpx_register(test, &kp, kpx_pushf, OFF_PUSHF, true);
+	flags = kpx_pushf();
+	KUNIT_EXPECT_TRUE(test, flags & X86_EFLAGS_IF);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+	unregister_kprobe(&kp);
+}
+
+/* The guard page after a vmalloc area: a kernel address that faults. */
+static u64 *kpx_unmapped;
+
+/* A non-canonical address: #GP rather than a page fault. */
+#define KPX_NONCANONICAL	((u64 *)0x8000000000000000UL)
+
+static void kpx_loads(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kpx_load(&kpx_data), (long)kpx_data);
+	/* A page fault and a #GP: both fixed up by the exception table. */
+	KUNIT_EXPECT_EQ(test, kpx_load(kpx_unmapped), -14);
+	KUNIT_EXPECT_EQ(test, kpx_load(KPX_NONCANONICAL), -14);
+}
+
+/* A fault of the copy is fixed up as if at the probed instruction. */
+static void test_fault_fixup(struct kunit *test)
+{
+	struct kprobe kp;
+
+	kpx_register(test, &kp, kpx_load, OFF_LOAD, false);
+	kpx_loads(test);
+	unregister_kprobe(&kp);
+
+	kpx_register(test, &kp, kpx_load, OFF_LOAD, true);
+	kpx_loads(test);
+	unregister_kprobe(&kp);
+}
+
+static struct kprobe inner;
+static long inner_ret[3];
+
+static int reenter_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	inner_ret[0] = kpx_riprel();
+	inner_ret[1] = kpx_load(&kpx_data);
+	inner_ret[2] = kpx_load(kpx_unmapped);
+	return 0;
+}
+
+/* A probe hit inside a handler runs no handler but its instruction. */
+static void test_reentry(struct kunit *test)
+{
+	struct kprobe outer = {
+		.pre_handler = reenter_pre,
+	};
+	struct kprobe load;
+
+	kpx_register(test, &inner, kpx_riprel, OFF_RIPREL, false);
+	kpx_register(test, &load, kpx_load, OFF_LOAD, true);
+	outer.addr = kpx_addr(kpx_add, OFF_ADD);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+
+	KUNIT_EXPECT_EQ(test, kpx_add(1), 2);
+	KUNIT_EXPECT_EQ(test, inner_ret[0], (long)kpx_data);
+	KUNIT_EXPECT_EQ(test, inner_ret[1], (long)kpx_data);
+	KUNIT_EXPECT_EQ(test, inner_ret[2], -14);
+	KUNIT_EXPECT_EQ(test, pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, post_hits, 0);
+	KUNIT_EXPECT_EQ(test, inner.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, load.nmissed, 2);
+
+	unregister_kprobe(&outer);
+	unregister_kprobe(&load);
+	unregister_kprobe(&inner);
+}
+
+/* A pre handler moves execution elsewhere, from a breakpoint and a detour. */
+static void test_redirect(struct kunit *test)
+{
+	struct kprobe kp;
+
+	kpx_register(test, &kp, kpx_jcc8, OFF_JCC8, false);
+	redirect = true;
+	KUNIT_EXPECT_EQ(test, kpx_jcc8(1), 42);
+	redirect = false;
+	KUNIT_EXPECT_EQ(test, kpx_jcc8(1), 1);
+	unregister_kprobe(&kp);
+}
+
+/* Straight-line code gets a jump to a detour instead of the int3. */
+static void test_optimized(struct kunit *test)
+{
+	struct kprobe kp;
+	u8 orig;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+
+	orig = *(u8 *)kpx_addr(kpx_opt, OFF_OPT);
+	kpx_register(test, &kp, kpx_opt, OFF_OPT, false);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
+
+	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	redirect = true;
+	KUNIT_EXPECT_EQ(test, kpx_opt(1), 42);
+	redirect = false;
+	KUNIT_EXPECT_EQ(test, kpx_opt(2), 25);
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, *(u8 *)kpx_addr(kpx_opt, OFF_OPT), orig);
+	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
+}
+
+/* What must not be probed is refused with a clear errno. */
+static void test_refused(struct kunit *test)
+{
+	struct kprobe kp = {
+		.pre_handler = count_pre,
+		.addr = kpx_addr(kpx_bad, OFF_CLI),
+	};
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	memset(&kp, 0, sizeof(kp));
+	kp.pre_handler = count_pre;
+	kp.addr = kpx_addr(kpx_bad, OFF_MID);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EILSEQ);
+}
+
+static struct kunit_case x86_kprobes_cases[] = {
+	KUNIT_CASE(test_emulated_branches),
+	KUNIT_CASE(test_out_of_line),
+	KUNIT_CASE(test_pushf),
+	KUNIT_CASE(test_fault_fixup),
+	KUNIT_CASE(test_reentry),
+	KUNIT_CASE(test_redirect),
+	KUNIT_CASE(test_optimized),
+	KUNIT_CASE(test_refused),
+	{}
+};
+
+static void *kpx_area;
+
+static int x86_kprobes_init(struct kunit_suite *suite)
+{
+	kpx_area = vmalloc(PAGE_SIZE);
+	if (!kpx_area)
+		return -ENOMEM;
+	kpx_unmapped = kpx_area + PAGE_SIZE;
+	return 0;
+}
+
+static void x86_kprobes_exit(struct kunit_suite *suite)
+{
+	vfree(kpx_area);
+}
+
+static struct kunit_suite x86_kprobes_suite = {
+	.name = "x86_kprobes",
+	.suite_init = x86_kprobes_init,
+	.suite_exit = x86_kprobes_exit,
+	.test_cases = x86_kprobes_cases,
+};
+
+kunit_test_suite(x86_kprobes_suite);
+
+MODULE_DESCRIPTION("KUnit test of the x86 half of kprobes");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Probe targets for the x86 kprobes KUnit test (kunit.c): small functions
+ * whose instructions exercise each way x86 kprobes run a probed instruction.
+ * kpx_offsets[] gives the offset of each probed instruction in its function.
+ */
+#include <linux/linkage.h>
+#include <linux/objtool.h>
+#include <asm/asm.h>
+#include <asm/nospec-branch.h>
+
+	.text
+
+/* 42: the leaf the call tests call. */
+SYM_FUNC_START(kpx_leaf)
+	movl	$42, %eax
+	RET
+SYM_FUNC_END(kpx_leaf)
+
+/* x ? 1 : 2, through a jz rel8. */
+SYM_FUNC_START(kpx_jcc8)
+	xorl	%eax, %eax
+	testq	%rdi, %rdi
+.Ljcc8:
+	jz	1f
+	movl	$1, %eax
+	RET
+1:	movl	$2, %eax
+	RET
+SYM_FUNC_END(kpx_jcc8)
+
+/* x ? 1 : 2, through a jz rel32. */
+SYM_FUNC_START(kpx_jcc32)
+	xorl	%eax, %eax
+	testq	%rdi, %rdi
+.Ljcc32:
+	.byte	0x0f, 0x84
+	.long	1f - 2f
+2:	movl	$1, %eax
+	RET
+1:	movl	$2, %eax
+	RET
+SYM_FUNC_END(kpx_jcc32)
+
+/* kpx_leaf() + 1, through a call rel32. */
+SYM_FUNC_START(kpx_call)
+.Lcall:
+	call	kpx_leaf
+	incl	%eax
+	RET
+SYM_FUNC_END(kpx_call)
+
+/* fn() + 1, through call *%rdi. */
+SYM_FUNC_START(kpx_call_reg)
+.Lcall_reg:
+	ANNOTATE_RETPOLINE_SAFE
+	call	*%rdi
+	incl	%eax
+	RET
+SYM_FUNC_END(kpx_call_reg)
+
+/* kpx_fnptr() + 1, through call *kpx_fnptr(%rip). */
+SYM_FUNC_START(kpx_call_mem)
+.Lcall_mem:
+	ANNOTATE_RETPOLINE_SAFE
+	call	*kpx_fnptr(%rip)
+	incl	%eax
+	RET
+SYM_FUNC_END(kpx_call_mem)
+
+/* The number of loop iterations, x (x > 0), through loop rel8. */
+SYM_FUNC_START(kpx_loop)
+	movq	%rdi, %rcx
+	xorl	%eax, %eax
+1:	incl	%eax
+.Lloop:
+	loop	1b
+	RET
+SYM_FUNC_END(kpx_loop)
+
+/* 7, through a plain ret. */
+SYM_FUNC_START(kpx_ret)
+	movl	$7, %eax
+.Lret:
+	ANNOTATE_UNRET_SAFE
+	ret
+	int3
+SYM_FUNC_END(kpx_ret)
+
+/* x + 1: a plain instruction, run out of line. */
+SYM_FUNC_START(kpx_add)
+.Ladd:
+	leaq	1(%rdi), %rax
+	RET
+SYM_FUNC_END(kpx_add)
+
+/* kpx_data, through a RIP-relative load run out of line. */
+SYM_FUNC_START(kpx_riprel)
+.Lriprel:
+	movq	kpx_data(%rip), %rax
+	RET
+SYM_FUNC_END(kpx_riprel)
+
+/* The flags, through pushf run out of line. */
+SYM_FUNC_START(kpx_pushf)
+.Lpushf:
+	pushfq
+	popq	%rax
+	RET
+SYM_FUNC_END(kpx_pushf)
+
+/* *p, or -14 if reading it faults (exception table fixup). */
+SYM_FUNC_START(kpx_load)
+.Lload:
+1:	movq	(%rdi), %rax
+	RET
+2:	movq	$-14, %rax
+	RET
+	_ASM_EXTABLE(1b, 2b)
+SYM_FUNC_END(kpx_load)
+
+/* (x + 3) * 5: straight-line code, a candidate for jump optimization. */
+SYM_FUNC_START(kpx_opt)
+.Lopt:
+	movq	%rdi, %rax
+	addq	$3, %rax
+	imulq	$5, %rax, %rax
+	RET
+SYM_FUNC_END(kpx_opt)
+
+/* Never called: cli cannot be probed; .Lmid is not an instruction start. */
+SYM_FUNC_START(kpx_bad)
+	cli
+	movabsq	$0x1122334455667788, %rax
+.Lmid = . - 4
+	sti
+	RET
+SYM_FUNC_END(kpx_bad)
+
+	.section .rodata, "a"
+	.balign 4
+SYM_DATA_START(kpx_offsets)
+	.long	.Ljcc8 - kpx_jcc8
+	.long	.Ljcc32 - kpx_jcc32
+	.long	.Lcall - kpx_call
+	.long	.Lcall_reg - kpx_call_reg
+	.long	.Lcall_mem - kpx_call_mem
+	.long	.Lloop - kpx_loop
+	.long	.Lret - kpx_ret
+	.long	.Ladd - kpx_add
+	.long	.Lriprel - kpx_riprel
+	.long	.Lpushf - kpx_pushf
+	.long	.Lload - kpx_load
+	.long	.Lopt - kpx_opt
+	.long	0
+	.long	.Lmid - kpx_bad
+SYM_DATA_END(kpx_offsets)
+
+	.data
+	.balign 8
+SYM_DATA(kpx_data, .quad 0x0123456789abcdef)
+SYM_DATA(kpx_fnptr, .quad kpx_leaf)

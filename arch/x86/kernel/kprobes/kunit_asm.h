@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef __X86_KERNEL_KPROBES_KUNIT_ASM_H
+#define __X86_KERNEL_KPROBES_KUNIT_ASM_H
+/* The probe targets of the x86 kprobes KUnit test, in kunit_asm.S. */
+#include <linux/types.h>
+
+extern const u32 kpx_offsets[];
+extern u64 kpx_data;
+long kpx_leaf(void);
+long kpx_jcc8(long x);
+long kpx_jcc32(long x);
+long kpx_call(void);
+long kpx_call_reg(long (*fn)(void));
+long kpx_call_mem(void);
+long kpx_loop(long n);
+long kpx_ret(void);
+long kpx_add(long x);
+u64 kpx_riprel(void);
+unsigned long kpx_pushf(void);
+long kpx_load(const u64 *p);
+long kpx_opt(long x);
+void kpx_bad(void);
+
+#endif /* __X86_KERNEL_KPROBES_KUNIT_ASM_H */
