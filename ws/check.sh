@@ -8,7 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 logs=()
-for a in ${@:-x86_64 arm64 riscv powerpc}; do
+[ $# -gt 0 ] || set -- "${WS_ARCHES[@]}"
+for a in "$@"; do
 	ws_arch "$a"
 	build=$(ws_build_dir "$WS_ARCH")
 	t0=$SECONDS

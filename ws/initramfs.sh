@@ -36,8 +36,9 @@ put() {		# put SRC DST [MODE]
 # A Kbuild file there is built against this kernel; its *.ko go to /ws/selftests.
 selftests="$WS_REPO/tools/testing/selftests/kprobes"
 st_build="$build/ws-selftests"
+rm -rf "$st_build"
 if [ "$mode" = check ] && [ -f "$selftests/Kbuild" ]; then
-	rm -rf "$st_build"; mkdir -p "$st_build"
+	mkdir -p "$st_build"
 	cp -r "$selftests/." "$st_build/"
 	ws_log "building the selftests' modules"
 	ws_kmake "$WS_ARCH" M="$st_build" modules >&2

@@ -11,6 +11,7 @@ VARIANT=${VARIANT:-ours}
 ARCH=${ARCH:-x86_64}
 CCACHE_DIR=${CCACHE_DIR:-$WS_CACHE/ccache}
 WS_BUILD_LOCK=${WS_BUILD_LOCK:-/tmp/kprobes-build.lock}
+WS_ARCHES=(x86_64 arm64 riscv powerpc)
 export CCACHE_DIR
 
 case "$VARIANT" in

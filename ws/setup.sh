@@ -23,7 +23,7 @@ apt_update() {
 		ws_log "apt-get update"
 		$SUDO apt-get update -q >&2 && break
 		# A mirror in sync fails one index: retry, then go on with what we have.
-		[ $i = 3 ] && ws_log "warning: apt-get update failed, going on" || sleep 10
+		if [ $i = 3 ]; then ws_log "warning: apt-get update failed, going on"; else sleep 10; fi
 	done
 	updated=1
 }
@@ -93,7 +93,8 @@ busybox_src() {
 	install -m 755 "$dir/busybox" "$out"
 }
 
-for a in ${@:-x86_64 arm64 riscv powerpc}; do
+[ $# -gt 0 ] || set -- "${WS_ARCHES[@]}"
+for a in "$@"; do
 	ws_arch "$a"
 	out="$WS_CACHE/userspace/$WS_ARCH/busybox"
 	case $WS_ARCH in

@@ -20,7 +20,7 @@ selftest() {
 
 # The smoke test of kprobe_events: p: and r: events on do_sys_openat2.
 smoke() {
-	local n=0 hits f0=$WS_TAP_FAIL
+	local hits f0=$WS_TAP_FAIL
 	WS_TAP_INDENT="    "; WS_TAP_N=0
 	tap "TAP version 13"
 	tap "1..8"
@@ -31,7 +31,7 @@ smoke() {
 	tap_check "kprobe_events: add r:ws/open_ret do_sys_openat2" \
 		sh -c "echo 'r:ws/open_ret do_sys_openat2 ret=\$retval' >> $T/kprobe_events"
 	tap_check "kprobe_events: enable the ws group" sh -c "echo 1 > $T/events/ws/enable"
-	for n in 1 2 3 4 5; do cat /proc/version /ws/tap.sh > /dev/null; done
+	for _ in 1 2 3 4 5; do cat /proc/version /ws/tap.sh > /dev/null; done
 	echo 0 > $T/events/ws/enable
 	if grep -q ' open: (do_sys_openat2' $T/trace; then
 		tap_ok "kprobe_events: trace has open hits"
