@@ -149,8 +149,14 @@ check "refused: an offset inside an instruction (ksys_sync+1)" \
 	refused "p:$G/bad ksys_sync+1"
 check "refused: a kretprobe not at a function entry (ksys_sync+$off)" \
 	refused "r:$G/bad ksys_sync+${off:-4}"
-check "refused: an offset past the end of ksys_sync" \
-	refused "p:$G/bad ksys_sync+0x100000"
+# The series checks an offset against the size of its function (-EILSEQ);
+# upstream 6.12 puts such a probe in whatever text follows the function.
+if grep -q "ws.variant=upstream" /proc/cmdline; then
+	ok "refused: an offset past the end of ksys_sync # SKIP upstream does not check offsets against the function size"
+else
+	check "refused: an offset past the end of ksys_sync" \
+		refused "p:$G/bad ksys_sync+0x100000"
+fi
 
 # 21, 22: removal
 remove_events
