@@ -35,7 +35,14 @@ set -f
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
 
 add_event() { echo "$1" >> $T/kprobe_events 2>/dev/null; }
-refused() { ! add_event "$1"; }
+# refused DEF: 0 if kprobe_events refuses DEF; an event it wrongly accepts is
+# removed at once, so that the next check's name is free again.
+refused() {
+	add_event "$1" || return 0
+	ev=${1%% *}
+	echo "-:${ev#*:}" >> $T/kprobe_events
+	return 1
+}
 
 remove_events() {
 	[ -d $T/events/$G ] && echo 0 > $T/events/$G/enable
