@@ -12,9 +12,26 @@
 #    /tmp/kpse-none, from a subshell whose comm it sets to "kpsecomm": the
 #    trace lines for that file name and comm are exactly the opens made.
 #
+# Arch notes:
+#  - ppc64le (ELFv2, -mprofile-kernel): a probe on ksys_sync (offset 0) is
+#    moved by the kernel past the global entry (TOC setup, +0x0..+0x7) to
+#    the local entry (+0x8) or, with kprobes on ftrace, to the ftrace call
+#    (+0xc).  The offset it really got is read from debugfs kprobes/list,
+#    and the trace lines name that offset.  Offsets inside the global entry
+#    never run (sys_sync calls ksys_sync at its local entry), and the
+#    kernel still counts offsets up to +0x10 as the function entry for a
+#    kretprobe (arch_kprobe_on_func_entry()), so the mid-function offset is
+#    the first instruction boundary past +0x10.
+#  - riscv64 (6.12) takes kprobe breakpoints in NMI context, and its ring
+#    buffer drops events there: p: events are counted in kprobe_profile but
+#    may not reach the trace (an optimized probe's do), so a failed trace
+#    check of p: events is a skip there (r: events, run from the return
+#    trampoline, do reach it and are always checked).
+#
 # Output: kselftest TAP.  Busybox sh compatible.
 
 T=/sys/kernel/tracing
+D=/sys/kernel/debug/kprobes
 G=kpse
 NTESTS=22
 NOPEN=4
@@ -23,6 +40,7 @@ NSYNC=6
 N=0
 FAIL=0
 ok() { N=$((N + 1)); echo "ok $N - $*"; }
+skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
 not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
 diag() { echo "# $*"; }
 check() {
@@ -31,8 +49,29 @@ check() {
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 
+# check_trace NAME COMMAND...: a check of p: events' trace lines; where
+# the kernel drops them (see the arch notes above) a failure is a skip
+check_trace() {
+	name=$1
+	shift
+	if "$@"; then
+		ok "$name"
+	elif [ -n "$nmi_drops" ]; then
+		skip "$name" "$nmi_drops"
+	else
+		not_ok "$name"
+	fi
+}
+
 set -f
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+[ -d $D ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+
+arch=$(uname -m)
+# ws/guest/tap.sh sets WS_NMI_DROPS but does not export it: same rule here.
+nmi_drops=${WS_NMI_DROPS:-}
+[ -z "$nmi_drops" ] && [ "$arch" = riscv64 ] &&
+	nmi_drops="riscv drops trace events of the breakpoint handler (NMI context)"
 
 add_event() { echo "$1" >> $T/kprobe_events 2>/dev/null; }
 # refused DEF: 0 if kprobe_events refuses DEF; an event it wrongly accepts is
@@ -90,7 +129,7 @@ done
 echo 0 > $T/events/$G/enable
 n=$(lines " open: \(do_sys_openat2\+0x[0-9a-f]+/0x[0-9a-f]+\) dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\"$")
 [ "$n" = $NOPEN ] || grep -m 3 " open: " $T/trace | sed 's/^/# /'
-check "trace: $NOPEN opens with dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\" (got $n)" \
+check_trace "trace: $NOPEN opens with dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\" (got $n)" \
 	test "$n" = $NOPEN
 n=$(lines " open_ret: \(.* <- do_sys_openat2\) ret=-2 comm=\"kpsecomm\"$")
 [ "$n" = $NOPEN ] || grep -m 3 " open_ret: " $T/trace | sed 's/^/# /'
@@ -103,16 +142,30 @@ check "kprobe_profile: open $h, open_ret $hr hits, both >= $NOPEN, no misses" \
 	"$(profile 3 open)$(profile 3 open_ret)" = 00
 
 # 7..11: five events on ksys_sync, exact counts
+# The offset the kernel gave a probe on ksys_sync (0x0 but on ppc64le, see
+# the arch notes above), from debugfs kprobes/list.
+add_event "p:$G/sync ksys_sync"
+entry=$(sed -n 's/^[0-9a-f]*  *k  *ksys_sync+\(0x[0-9a-f]*\).*/\1/p' $D/list | head -n 1)
+diag "a probe on ksys_sync is at ksys_sync+${entry:-?}"
+case "$arch" in
+ppc64le) entries=" 0x8 0xc " ;;
+*) entries=" 0x0 " ;;
+esac
+case "$entries" in *" $entry "*) ;; *) entry_ok=no ;; esac
+# The mid-function offset: the first instruction boundary after the entry
+# (on ppc64le, after +0x10).
+o=$((${entry:-0} + 1))
+[ "$arch" = ppc64le ] && [ $o -le 16 ] && o=17
+lim=$((o + 63))
 off=
-o=1
-while [ $o -lt 64 ] && [ -z "$off" ]; do
+while [ $o -lt $lim ] && [ -z "$off" ]; do
 	add_event "p:$G/sync_off ksys_sync+$o" && off=$o
 	o=$((o + 1))
 done
 diag "first instruction boundary after ksys_sync's entry: +$off"
-check "add p:, a second p:, r:, r10: on ksys_sync and p: on ksys_sync+$off" sh -c \
-	"test -n '$off' &&
-	 echo 'p:$G/sync ksys_sync' >> $T/kprobe_events &&
+check "add p:, a second p:, r:, r10: on ksys_sync (at +${entry:-?}) and p: on ksys_sync+$off" sh -c \
+	"test -n '$off' -a -n '$entry' -a '${entry_ok:-yes}' = yes &&
+	 grep -q '^p:$G/sync ksys_sync' $T/kprobe_events &&
 	 echo 'p:$G/sync2 ksys_sync' >> $T/kprobe_events &&
 	 echo 'r:$G/sync_ret ksys_sync' >> $T/kprobe_events &&
 	 echo 'r10:$G/sync_r10 ksys_sync' >> $T/kprobe_events"
@@ -138,16 +191,16 @@ check "kprobe_profile: $NSYNC syncs, $NSYNC hits and no miss for each event" \
 [ "$got" = "$want" ] && diag "$got"
 
 # 12..16: the trace lines
-check "trace: $NSYNC lines of sync (ksys_sync+0x0)" \
-	test "$(lines " sync: \(ksys_sync\+0x0/")" = $NSYNC
-check "trace: $NSYNC lines of sync2" \
-	test "$(lines " sync2: \(ksys_sync\+0x0/")" = $NSYNC
+check_trace "trace: $NSYNC lines of sync (ksys_sync+$entry)" \
+	test "$(lines " sync: \(ksys_sync\+$entry/")" = $NSYNC
+check_trace "trace: $NSYNC lines of sync2 (ksys_sync+$entry)" \
+	test "$(lines " sync2: \(ksys_sync\+$entry/")" = $NSYNC
 check "trace: $NSYNC lines of sync_ret (<- ksys_sync)" \
 	test "$(lines " sync_ret: \(.* <- ksys_sync\)")" = $NSYNC
 check "trace: $NSYNC lines of sync_r10" \
 	test "$(lines " sync_r10: \(.* <- ksys_sync\)")" = $NSYNC
 x=$(printf "0x%x" "${off:-0}")
-check "trace: $NSYNC lines of sync_off (ksys_sync+$x)" \
+check_trace "trace: $NSYNC lines of sync_off (ksys_sync+$x)" \
 	test "$(lines " sync_off: \(ksys_sync\+$x/")" = $NSYNC
 
 # 17..20: refused definitions

@@ -13,6 +13,19 @@
 # Output: kselftest TAP.  Checks of what only the series has (hits= and
 # missed= in the list) run when the kernel command line says ws.variant=ours
 # and are skipped with the reason on upstream.  Busybox sh compatible.
+#
+# Arch notes:
+#  - ppc64le (ELFv2, -mprofile-kernel): a probe on ksys_sync (offset 0) is
+#    moved by the kernel past the global entry (TOC setup, +0x0..+0x7) to
+#    the local entry (+0x8) or, with kprobes on ftrace, to the ftrace call
+#    (+0xc, listed [FTRACE]).  The checks use the offset the list shows.
+#    Offsets inside the global entry never run (sys_sync calls ksys_sync at
+#    its local entry), so the search for an optimizable probe starts past
+#    the entry sequence (after +0x10, the last offset the kernel still
+#    counts as the function entry).
+#  - riscv64 (6.12) takes kprobe breakpoints in NMI context, and its ring
+#    buffer drops events there: hits are counted in kprobe_profile but the
+#    trace may miss them, so trace line counts are only exact elsewhere.
 
 T=/sys/kernel/tracing
 D=/sys/kernel/debug/kprobes
@@ -42,6 +55,12 @@ done
 
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
 [ -d $D ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+
+arch=$(uname -m)
+# ws/guest/tap.sh sets WS_NMI_DROPS but does not export it: same rule here.
+nmi_drops=${WS_NMI_DROPS:-}
+[ -z "$nmi_drops" ] && [ "$arch" = riscv64 ] &&
+	nmi_drops="riscv drops trace events of the breakpoint handler (NMI context)"
 
 # add_event DEF: add a kprobe event, 0 on success
 add_event() { echo "$1" >> $T/kprobe_events 2>/dev/null; }
@@ -73,7 +92,7 @@ has() { case "$2" in *"$1"*) return 0 ;; esac; return 1; }
 
 echo "TAP version 13"
 echo "1..$NTESTS"
-diag "variant: $variant, arch: $(uname -m)"
+diag "variant: $variant, arch: $arch"
 remove_events
 
 # 1
@@ -82,20 +101,29 @@ check "debugfs has kprobes/list, enabled and blacklist" \
 # 2
 check "kprobes/enabled reads 1" test "$(cat $D/enabled 2>/dev/null)" = 1
 
-# 3: a new event's probe is registered disabled
+# 3: a new event's probe is registered disabled, at the function's entry
+# (ppc64le: its local entry or its ftrace call, see the arch notes above)
+case "$arch" in
+ppc64le) entries="0x8 0xc" ;;
+*) entries="0x0" ;;
+esac
 add_event "p:$G/sync ksys_sync"
-l=$(list_line 0x0)
+l=$(grep " ksys_sync+" $D/list | head -n 1)
 diag "list: $l"
 set -- $l
-if [ "$2" = k ] && [ "$3" = ksys_sync+0x0 ] && has "[DISABLED]" "$l"; then
-	ok "list: a new event's probe is 'k ksys_sync+0x0 [DISABLED]'"
+E=${3#ksys_sync+}
+ent=no
+for e in $entries; do [ "$E" = "$e" ] && ent=yes; done
+if [ "$2" = k ] && [ $ent = yes ] && has "[DISABLED]" "$l"; then
+	ok "list: a new event's probe is 'k ksys_sync+$E [DISABLED]' (entry: $entries)"
 else
-	not_ok "list: a new event's probe is 'k ksys_sync+0x0 [DISABLED]'"
+	not_ok "list: a new event's probe is 'k ksys_sync+($entries) [DISABLED]'"
+	[ -n "$E" ] || E=0x0
 fi
 
 # 4
 echo 1 > $T/events/$G/sync/enable
-l=$(list_line 0x0)
+l=$(list_line $E)
 diag "list: $l"
 if [ -n "$l" ] && ! has "[DISABLED]" "$l"; then
 	ok "list: enabling the event clears [DISABLED]"
@@ -122,7 +150,7 @@ echo > $T/trace
 run_sync 5
 h=$(profile 2 sync)
 check "kprobe_profile: 5 syncs, 5 hits (got ${h:-none})" test "${h:-0}" = 5
-l=$(list_line 0x0)
+l=$(list_line $E)
 if [ "$variant" = ours ]; then
 	diag "list: $l"
 	if has "hits=5" "$l" && has "missed=0" "$l"; then
@@ -136,13 +164,17 @@ else
 fi
 
 # 8, 9, 10: the global switch
+# The trace has the 5 lines of the syncs above (fewer where the kernel drops
+# them: riscv, see the arch notes), and must get none while disarmed.
+c0=$(grep -c " sync: (" $T/trace)
+[ -z "$nmi_drops" ] || diag "trace: $c0 lines of 5 ($nmi_drops)"
 echo 0 > $D/enabled
-check "enabled=0: the probe stays listed" test -n "$(list_line 0x0)"
+check "enabled=0: the probe stays listed" test -n "$(list_line $E)"
 run_sync 3
 h=$(profile 2 sync)
 c=$(grep -c " sync: (" $T/trace)
-check "enabled=0: 3 syncs, no hit (profile ${h:-none}, trace $c)" \
-	test "${h:-0}" = 5 -a "$c" = 5
+check "enabled=0: 3 syncs, no hit (profile ${h:-none}, trace $c0 -> $c)" \
+	sh -c "test '${h:-0}' = 5 -a '$c' = '$c0' && { test -n '$nmi_drops' || test '$c0' = 5; }"
 echo 1 > $D/enabled
 run_sync 2
 h=$(profile 2 sync)
@@ -152,14 +184,14 @@ check "enabled=1: 2 syncs, 2 more hits (profile ${h:-none})" \
 # 11: aggregates: two probes at one address, two lines
 add_event "p:$G/sync2 ksys_sync"
 echo 1 > $T/events/$G/sync2/enable
-check "list: two probes on ksys_sync+0x0, two lines" \
-	test "$(list_lines 0x0 | wc -l)" = 2
+check "list: two probes on ksys_sync+$E, two lines" \
+	test "$(list_lines $E | wc -l)" = 2
 
 # 12: a kretprobe
 add_event "r:$G/sync_ret ksys_sync"
 echo 1 > $T/events/$G/sync_ret/enable
 check "list: a kretprobe is listed with type r" \
-	sh -c "grep ' ksys_sync+0x0[ 	]' $D/list | awk '\$2 == \"r\"' | grep -q ."
+	sh -c "grep ' ksys_sync+$E[ 	]' $D/list | awk '\$2 == \"r\"' | grep -q ."
 run_sync 1
 check "one sync: each of the three probes hit once" test \
 	"$(profile 2 sync):$(profile 2 sync2):$(profile 2 sync_ret)" = "8:1:1"
@@ -174,11 +206,14 @@ if [ ! -w $OPT ]; then
 	done
 else
 	check "sysctl: kprobes-optimization reads 1" test "$(cat $OPT)" = 1
-	# The first instruction boundaries of ksys_sync, until one optimizes.
+	# The first instruction boundaries of ksys_sync after its entry (on
+	# ppc64le after +0x10), until one optimizes.
 	found=
-	off=1
+	off=$((E + 1))
+	[ "$arch" = ppc64le ] && [ $off -le 16 ] && off=17
+	lim=$((off + 63))
 	tries=0
-	while [ $off -lt 64 ] && [ -z "$found" ] && [ $tries -lt 12 ]; do
+	while [ $off -lt $lim ] && [ -z "$found" ] && [ $tries -lt 12 ]; do
 		if add_event "p:$G/opt ksys_sync+$off"; then
 			tries=$((tries + 1))
 			echo 1 > $T/events/$G/opt/enable
