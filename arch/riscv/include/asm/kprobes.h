@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _ASM_RISCV_KPROBES_H
+#define _ASM_RISCV_KPROBES_H
+/*
+ * riscv part of kprobes: the types the generic core (<linux/kprobes.h>)
+ * needs from the architecture, and the entry points of the EBREAK path.
+ * arch/riscv/kernel/probes/ has the implementation.
+ */
+#include <asm-generic/kprobes.h>
+
+#ifndef __ASSEMBLY__
+#include <linux/types.h>
+
+struct pt_regs;
+
+#ifdef CONFIG_KPROBES
+/*
+ * Called by handle_break() for every EBREAK and C.EBREAK taken in kernel
+ * mode: kprobe_single_step_handler() first (the EBREAK after an out-of-line
+ * copy, or the exit of a detour), then kprobe_breakpoint_handler() (a probe
+ * was hit).  They return true when the trap was kprobes' own.
+ */
+bool kprobe_breakpoint_handler(struct pt_regs *regs);
+bool kprobe_single_step_handler(struct pt_regs *regs);
+
+struct kprobe;
+
+/*
+ * The unit of an instruction is a 16-bit parcel: with the C extension an
+ * instruction may start on any 2-byte boundary, and the core steps through
+ * addresses in units of kprobe_opcode_t.
+ */
+typedef u16 kprobe_opcode_t;
+
+/* The longest instruction kprobes handles: 32 bits, two parcels. */
+#define MAX_INSN_SIZE			2
+
+/*
+ * An instruction slot holds two copies of the probed instruction:
+ *
+ *   [KPROBE_SLOT_STEP]		insn; EBREAK
+ *   [KPROBE_SLOT_BOOST]	insn; AUIPC rX, hi; JALR x0, lo(rX)
+ *				(or insn; JAL x0, back)
+ *
+ * The first one traps back into kprobes, which resumes after the probed
+ * instruction and runs the post handlers.  The second one jumps straight
+ * back to the probed code (a "boosted" hit takes a single trap); it exists
+ * only when the jump reaches and, for AUIPC+JALR, when a register rX is
+ * dead after the probed instruction (see insn-analysis.c).  Offsets and
+ * size are in parcels.
+ */
+#define KPROBE_SLOT_STEP		0
+#define KPROBE_SLOT_BOOST		4
+#define KPROBE_INSN_SLOT_SIZE		12
+
+/**
+ * struct arch_specific_insn - riscv state of a probe site
+ * @slot: the slot (see KPROBE_INSN_SLOT_SIZE), NULL when the instruction is
+ *	simulated
+ * @simulate: handler that emulates the instruction on the saved registers
+ *	(PC-relative and control flow instructions), NULL when it runs from
+ *	@slot
+ * @insn: the probed instruction, zero-extended when it is compressed
+ * @len: its length in bytes, 2 or 4
+ * @bp_len: length of the breakpoint written over it: 4 (EBREAK) over a
+ *	4-byte aligned 32-bit instruction, else 2 (C.EBREAK over the first
+ *	parcel, which one 16-bit store replaces atomically)
+ * @boostable: @slot has the copy that jumps back
+ */
+struct arch_specific_insn {
+	kprobe_opcode_t *slot;
+	bool (*simulate)(u32 insn, unsigned long addr, struct pt_regs *regs);
+	u32 insn;
+	u8 len;
+	u8 bp_len;
+	u8 boostable;
+};
+
+/* One interrupted probe, saved while a reentered one runs out of line. */
+struct prev_kprobe {
+	struct kprobe *kp;
+	unsigned int status;
+};
+
+/**
+ * struct kprobe_ctlblk - per-CPU kprobes state
+ * @kprobe_status: KPROBE_HIT_* / KPROBE_REENTER
+ * @saved_spie: SR_SPIE of the probed context; it is cleared while the copy
+ *	runs out of line, so that nothing interrupts the task (and it cannot
+ *	migrate) between the two traps
+ * @prev_kprobe: the interrupted probe during a reentry
+ */
+struct kprobe_ctlblk {
+	unsigned int kprobe_status;
+	unsigned long saved_spie;
+	struct prev_kprobe prev_kprobe;
+};
+
+/* Slots are written with patch_text_nosync(), which flushes the icaches. */
+static inline void flush_insn_slot(struct kprobe *p)
+{
+}
+
+#else /* !CONFIG_KPROBES */
+
+static inline bool kprobe_breakpoint_handler(struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline bool kprobe_single_step_handler(struct pt_regs *regs)
+{
+	return false;
+}
+
+#endif /* CONFIG_KPROBES */
+#endif /* !__ASSEMBLY__ */
+#endif /* _ASM_RISCV_KPROBES_H */
