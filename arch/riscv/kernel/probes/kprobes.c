@@ -654,6 +654,46 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 
 NOKPROBE_SYMBOL(kprobe_fault_handler);
 
+/* ---------------------------------------------------------------------------
+ * kretprobes
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * arch_prepare_kretprobe() - hijack the return of a function at its entry
+ * @ri: the instance
+ * @regs: the registers at the entry of the function
+ *
+ * The return address is in ra.  The frame is identified by the stack
+ * pointer at the entry, which is also the frame pointer the function sets
+ * up, and the stack pointer when it returns into __kretprobe_trampoline:
+ * the trampoline passes it back, and the unwinder reads it as the frame
+ * pointer of a frame record whose return address is the trampoline.
+ */
+void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ri->ret_addr = (kprobe_opcode_t *)regs->ra;
+	ri->fp = (void *)regs->sp;
+	regs->ra = (unsigned long)kretprobe_trampoline_addr();
+}
+
+NOKPROBE_SYMBOL(arch_prepare_kretprobe);
+
+/**
+ * arch_kretprobe_fixup_return() - make the handlers' registers returned ones
+ * @regs: the registers built by __kretprobe_trampoline
+ * @correct_ret_addr: where the function returns
+ *
+ * The PC is already @correct_ret_addr; after a return through ra, so is ra.
+ */
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr)
+{
+	regs->ra = (unsigned long)correct_ret_addr;
+}
+
+NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
+
 /**
  * arch_init_kprobes() - nothing to set up: traps.c calls the EBREAK
  *	handlers directly
