@@ -101,6 +101,39 @@ static inline void flush_insn_slot(struct kprobe *p)
 {
 }
 
+#ifdef CONFIG_OPTPROBES
+/*
+ * The detour of an optimized probe: a copy of the template in
+ * arch/riscv/kernel/probes/opt_detour.S, followed by the displaced
+ * instructions and the jump back.  The jump that replaces the probed
+ * instructions is AUIPC+JALR (8 bytes) through a register that is dead
+ * there, or a JAL (4 bytes) when the detour is within 1 MiB; it covers
+ * whole instructions, so at most 8 + 4 - 2 bytes.  Sizes in parcels,
+ * MAX_OPTIMIZED_LENGTH in bytes.
+ */
+#define MAX_OPTINSN_SIZE		256
+#define MAX_OPTIMIZED_LENGTH		10
+
+/**
+ * struct arch_optimized_insn - detour of an optimized probe
+ * @insn: the detour slot, NULL when not prepared
+ * @orig: the original bytes of the displaced instructions
+ * @jump: the jump written over them
+ * @size: bytes of the displaced instructions (at least @jlen)
+ * @jlen: bytes of @jump: 4 (JAL) or 8 (AUIPC+JALR)
+ * @head: bytes of @jump written last, in one store over the breakpoint
+ *	(its length)
+ */
+struct arch_optimized_insn {
+	kprobe_opcode_t *insn;
+	u8 orig[MAX_OPTIMIZED_LENGTH];
+	u8 jump[8];
+	u8 size;
+	u8 jlen;
+	u8 head;
+};
+#endif /* CONFIG_OPTPROBES */
+
 #else /* !CONFIG_KPROBES */
 
 static inline bool kprobe_breakpoint_handler(struct pt_regs *regs)

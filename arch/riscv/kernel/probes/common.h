@@ -62,6 +62,15 @@ int riscv_kprobe_write(void *addr, const void *buf, size_t len);
 
 /* opt.c */
 #ifdef CONFIG_OPTPROBES
+/* The detour template and its fields (opt_detour.S). */
+extern const u8 optprobe_detour[];
+extern const u8 optprobe_detour_probe_addr[];
+extern const u8 optprobe_detour_callback[];
+extern const u8 optprobe_detour_exit[];
+extern const u8 optprobe_detour_entry[];
+extern const u8 optprobe_detour_displaced[];
+
+int optprobe_callback(unsigned long addr, struct pt_regs *regs);
 void riscv_opt_recover(unsigned long addr, u8 *buf, size_t len);
 unsigned long riscv_opt_resume_addr(struct kprobe *p);
 bool riscv_opt_exit_handler(struct pt_regs *regs);
