@@ -45,12 +45,10 @@
 #include <linux/uaccess.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
-#include <linux/moduleloader.h>
 
 #include <asm/text-patching.h>
 #include <asm/insn.h>
 #include <asm/ibt.h>
-#include <asm/sections.h>
 #include <asm/extable.h>
 #include <asm/trapnr.h>
 #include <asm/nospec-branch.h>
@@ -275,12 +273,14 @@ int kprobe_fixup_riprel(struct insn *insn, u8 *copy, unsigned long orig,
  */
 bool kprobe_is_indirect_thunk(unsigned long target)
 {
-#ifdef CONFIG_MITIGATION_RETPOLINE
-	unsigned long start;
+	unsigned long __maybe_unused start;
 
+#ifdef CONFIG_MITIGATION_RETPOLINE
 	start = (unsigned long)__x86_indirect_thunk_array;
 	if (target >= start && target < start + 16 * RETPOLINE_THUNK_SIZE)
 		return true;
+#endif
+#ifdef CONFIG_MITIGATION_CALL_DEPTH_TRACKING
 	start = (unsigned long)__x86_indirect_jump_thunk_array;
 	if (target >= start && target < start + 16 * RETPOLINE_THUNK_SIZE)
 		return true;
@@ -594,23 +594,11 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 	return (kprobe_opcode_t *)addr;
 }
 
-/* The entry code runs before the kernel can handle an int3 sanely. */
-bool arch_within_kprobe_blacklist(unsigned long addr)
-{
-	return addr >= (unsigned long)__entry_text_start &&
-	       addr < (unsigned long)__entry_text_end;
-}
-
-int arch_populate_kprobe_blacklist(void)
-{
-	return kprobe_add_area_blacklist((unsigned long)__entry_text_start,
-					 (unsigned long)__entry_text_end);
-}
-
-int arch_init_kprobes(void)
-{
-	return 0;
-}
+/*
+ * No arch_within_kprobe_blacklist()/arch_populate_kprobe_blacklist(): what
+ * x86 must never probe (entry, irqentry and noinstr text, NOKPROBE_SYMBOL()
+ * code such as the int3 path) is already refused by the core.
+ */
 
 /*
  * Slots are executable and read-only: fill the page with int3 while it is

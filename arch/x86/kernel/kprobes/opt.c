@@ -221,11 +221,11 @@ static bool opt_is_indirect_jump(struct insn *insn, unsigned long addr)
 
 		return reg == 4 || reg == 5;
 	}
-	/* jmp __x86_indirect_thunk_* (a call to one is an indirect call). */
-	if (insn->opcode.bytes[0] != 0xe9)
+	/* jmp/jcc __x86_indirect_thunk_* (a call to one is an indirect call). */
+	if (insn->opcode.bytes[0] == CALL_INSN_OPCODE)
 		return false;
 	target = opt_rel_target(insn, addr);
-	return kprobe_is_indirect_thunk(target);
+	return target && kprobe_is_indirect_thunk(target);
 }
 
 static unsigned long opt_extable_fixup(const struct exception_table_entry *e)
