@@ -149,6 +149,7 @@ entry=$(sed -n 's/^[0-9a-f]*  *k  *ksys_sync+\(0x[0-9a-f]*\).*/\1/p' $D/list | h
 diag "a probe on ksys_sync is at ksys_sync+${entry:-?}"
 case "$arch" in
 ppc64le) entries=" 0x8 0xc " ;;
+x86_64) entries=" 0x0 0x4 " ;;	# +0x4: after the ENDBR of an IBT kernel
 *) entries=" 0x0 " ;;
 esac
 case "$entries" in *" $entry "*) ;; *) entry_ok=no ;; esac

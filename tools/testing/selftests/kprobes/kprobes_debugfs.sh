@@ -105,6 +105,7 @@ check "kprobes/enabled reads 1" test "$(cat $D/enabled 2>/dev/null)" = 1
 # (ppc64le: its local entry or its ftrace call, see the arch notes above)
 case "$arch" in
 ppc64le) entries="0x8 0xc" ;;
+x86_64) entries="0x0 0x4" ;;	# +0x4: after the ENDBR of an IBT kernel
 *) entries="0x0" ;;
 esac
 add_event "p:$G/sync ksys_sync"
