@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _ASM_POWERPC_KPROBES_H
+#define _ASM_POWERPC_KPROBES_H
+/*
+ * powerpc part of kprobes: the types the generic core (<linux/kprobes.h>)
+ * needs from the architecture, and the entry points of the trap paths in
+ * traps.c.  arch/powerpc/kernel/kprobes*.c have the implementation.
+ */
+#include <asm-generic/kprobes.h>
+
+#ifndef __ASSEMBLY__
+#include <linux/types.h>
+
+struct pt_regs;
+
+#ifdef CONFIG_KPROBES
+#include <asm/inst.h>
+
+struct kprobe;
+
+typedef u32 kprobe_opcode_t;
+
+/*
+ * An instruction is one word, or two for a prefixed (ISA 3.1) one: the unit
+ * is a word and a slot holds the longest instruction, 8-byte aligned, so
+ * that a prefixed copy never crosses a 64-byte boundary.
+ */
+#define MAX_INSN_SIZE		2
+
+/* How a probed instruction is run: arch_specific_insn::kind. */
+enum kprobe_insn_kind {
+	KP_INSN_NONE,		/* not run by kprobes (a site armed via ftrace) */
+	KP_INSN_EMULATE,	/* emulate_step() always handles it: no slot */
+	KP_INSN_STEP,		/* emulated if possible, else stepped in the slot */
+};
+
+/**
+ * struct arch_specific_insn - powerpc state of a probe site
+ * @slot: the out-of-line copy for KP_INSN_STEP, NULL otherwise
+ * @insn: the probed instruction, prefix and suffix
+ * @kind: enum kprobe_insn_kind
+ * @len: its length in bytes, 4 or 8
+ */
+struct arch_specific_insn {
+	kprobe_opcode_t *slot;
+	ppc_inst_t insn;
+	u8 kind;
+	u8 len;
+};
+
+/* One interrupted probe, saved while a reentered one is single-stepped. */
+struct prev_kprobe {
+	struct kprobe *kp;
+	unsigned int status;
+};
+
+/**
+ * struct kprobe_ctlblk - per-CPU kprobes state
+ * @kprobe_status: KPROBE_HIT_* / KPROBE_REENTER
+ * @saved_msr: MSR of the probed context while its copy is stepped
+ * @saved_softe: its interrupt soft-mask state (64-bit): interrupts are
+ *	soft-masked while the copy runs, so that nothing can preempt or
+ *	migrate the task between the trap and the trace interrupt
+ * @prev_kprobe: the interrupted probe during a reentry
+ */
+struct kprobe_ctlblk {
+	unsigned int kprobe_status;
+	unsigned long saved_msr;
+	unsigned long saved_softe;
+	struct prev_kprobe prev_kprobe;
+};
+
+/* Slots are written with patch_instruction(), which flushes the caches. */
+static inline void flush_insn_slot(struct kprobe *p)
+{
+}
+
+/*
+ * Called by do_program_check() for a trap in the kernel and by the single
+ * step (trace) exception handlers; they return 1 when the exception was
+ * kprobes', 0 to let the kernel handle it.
+ */
+int kprobe_handler(struct pt_regs *regs);
+int kprobe_post_handler(struct pt_regs *regs);
+
+#else /* !CONFIG_KPROBES */
+static inline int kprobe_handler(struct pt_regs *regs)
+{
+	return 0;
+}
+
+static inline int kprobe_post_handler(struct pt_regs *regs)
+{
+	return 0;
+}
+#endif /* CONFIG_KPROBES */
+#endif /* !__ASSEMBLY__ */
+#endif /* _ASM_POWERPC_KPROBES_H */

@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * powerpc kprobes: trap probes.
+ *
+ * A probe is a "trap" (tw 31,0,0, BREAKPOINT_INSTRUCTION) over the probed
+ * instruction, written with patch_instruction() and made visible to every
+ * CPU once per batch.  A prefixed (ISA 3.1) instruction is probed on its
+ * prefix word: the trap replaces the prefix and the suffix is never
+ * executed, since execution resumes after the whole instruction.
+ *
+ * At a hit, do_program_check() calls kprobe_handler(), which runs the pre
+ * handlers, then the probed instruction, in one of two ways:
+ *
+ *   - emulated on the saved registers by emulate_step() (sstep.c), which
+ *     handles branches, arithmetic, loads and stores and more: nothing runs
+ *     out of line, and the post handlers run at once;
+ *   - single-stepped: when emulation is not possible (an instruction
+ *     emulate_step() does not know, or a load or store that faults), the
+ *     exception returns to a copy of the instruction in an instruction slot
+ *     with MSR_SE set and interrupts soft-masked, so that the task can be
+ *     neither preempted nor migrated until the trace interrupt, where
+ *     kprobe_post_handler() resumes after the probed instruction and runs
+ *     the post handlers.
+ *
+ * Instructions that must not be probed are refused: those that change the
+ * MSR or return from interrupt (mtmsr[d], rfid, hrfid, ...), system calls
+ * and traps, load-reserve/store-conditional pairs (a trap between them would
+ * make the reservation fail forever), moves to the SPRs the interrupt entry
+ * and exit paths use (SRR0/1, SPRGs, AMR, ...), and power saving.
+ *
+ * A probe hit while another one is handled on this CPU (a handler calls
+ * probed code) runs no handler: the hit is counted as missed and the
+ * instruction is emulated, which needs no per-CPU state; only one that must
+ * be stepped saves the interrupted probe (one level).  A fault of a stepped
+ * copy is moved back to the probed address, where the exception table entry
+ * of the instruction, if any, is.
+ *
+ * On ELFv2, a probe on a function (offset 0) lands on its local entry
+ * point, after the TOC setup of the global entry point, where both local and
+ * global calls go through.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/extable.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <asm/code-patching.h>
+#include <asm/inst.h>
+#include <asm/interrupt.h>
+#include <asm/probes.h>
+#include <asm/ptrace.h>
+#include <asm/sections.h>
+#include <asm/sstep.h>
+
+#include "kprobes-internal.h"
+
+/* ---------------------------------------------------------------------------
+ * Decoding (kprobe_mutex held)
+ * ---------------------------------------------------------------------------
+ */
+
+/* SPRs the interrupt entry/exit code, and so single-stepping, relies on. */
+static bool kprobe_unsafe_spr(unsigned int spr)
+{
+	switch (spr) {
+	case SPRN_SRR0:
+	case SPRN_SRR1:
+	case SPRN_SPRG0:
+	case SPRN_SPRG1:
+	case SPRN_SPRG2:
+	case SPRN_SPRG3:
+	case SPRN_SPRG4:
+	case SPRN_SPRG5:
+	case SPRN_SPRG6:
+	case SPRN_SPRG7:
+#ifdef CONFIG_PPC_BOOK3S_64
+	case SPRN_HSRR0:
+	case SPRN_HSRR1:
+	case SPRN_HSPRG0:
+	case SPRN_HSPRG1:
+	case SPRN_AMR:
+	case SPRN_IAMR:
+	case SPRN_UAMOR:
+	case SPRN_AMOR:
+	case SPRN_LPCR:
+	case SPRN_LPID:
+	case SPRN_PID:
+	case SPRN_PTCR:
+	case SPRN_PSSCR:
+#endif
+		return true;
+	}
+	return false;
+}
+
+/**
+ * kprobe_insn_pcrel() - whether an instruction uses its own address
+ * @insn: the instruction
+ *
+ * Besides branches: addpcis and the prefixed instructions with R=1.
+ *
+ * Return: true if it would compute something else at another address.
+ */
+bool kprobe_insn_pcrel(ppc_inst_t insn)
+{
+	u32 word = ppc_inst_val(insn);
+
+	if (ppc_inst_prefixed(insn))
+		return GET_PREFIX_R(word);
+	return get_op(word) == OP_19 && ((word >> 1) & 0x1f) == 2;
+}
+
+/**
+ * kprobe_classify() - how a probed instruction can be run
+ * @insn: the instruction
+ * @op: its decoding by analyse_instr(), for the caller
+ *
+ * Return: the enum kprobe_insn_kind to use, or -EINVAL if it must not be
+ * probed.
+ */
+int kprobe_classify(ppc_inst_t insn, struct instruction_op *op)
+{
+	u32 word = ppc_inst_val(insn);
+	struct pt_regs regs;
+	int ret;
+
+	/* Opcode 0 is illegal (or "attn"): padding and data, not code. */
+	if (!word || is_trap(word) || !can_single_step(word))
+		return -EINVAL;
+
+	/* A kernel context: analyse_instr() checks privilege with it. */
+	memset(&regs, 0, sizeof(regs));
+	regs.msr = mfmsr();
+	ret = analyse_instr(op, &regs, insn);
+
+	switch (GETTYPE(op->type)) {
+	case SYSCALL:
+	case SYSCALL_VECTORED_0:
+	case RFI:
+	case MTMSR:
+	case LARX:
+	case STCX:
+	case INTERRUPT:
+		return -EINVAL;
+	case MTSPR:
+		if (kprobe_unsafe_spr(op->spr))
+			return -EINVAL;
+		break;
+	}
+
+	/*
+	 * Register-only instructions and branches are always emulated.  So
+	 * are PC-relative ones, which would compute their address from the
+	 * slot if they ran there.
+	 */
+	if (ret > 0 || kprobe_insn_pcrel(insn))
+		return KP_INSN_EMULATE;
+	return KP_INSN_STEP;
+}
+
+/* The first word of the instruction at @pos, as it was before kprobes. */
+static int kprobe_orig_word(unsigned long pos, u32 *word)
+{
+	struct kprobe *site = get_kprobe((kprobe_opcode_t *)pos);
+
+	if (site) {
+		*word = site->opcode;
+		return 0;
+	}
+	return get_kernel_nofault(*word, (u32 *)pos);
+}
+
+/*
+ * Whether @addr is the suffix of a prefixed instruction, decoding the
+ * function from its start.  Armed probes and optimized jumps replaced some
+ * first words: their sites give the original ones.  Only a CPU that runs
+ * prefixed instructions can have some in its code.
+ */
+static bool kprobe_in_prefixed(unsigned long addr)
+{
+	unsigned long size, offset, pos;
+	u32 word;
+
+	if (!IS_ENABLED(CONFIG_PPC64) || !cpu_has_feature(CPU_FTR_ARCH_31))
+		return false;
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return false;
+
+	for (pos = addr - offset; pos < addr; pos += 4) {
+		if (kprobe_orig_word(pos, &word))
+			return false;
+		if (get_op(word) == OP_PREFIX)
+			pos += 4;
+	}
+	return pos != addr;
+}
+
+/**
+ * arch_prepare_kprobe() - decode a probed instruction, prepare its execution
+ * @p: the site
+ *
+ * Return: 0; -EILSEQ if @p->addr is not word aligned or is the suffix of a
+ * prefixed instruction; -EINVAL if the instruction must not be probed;
+ * -ENOMEM or -EFAULT.
+ */
+int arch_prepare_kprobe(struct kprobe *p)
+{
+	struct arch_specific_insn *asi = &p->ainsn;
+	unsigned long addr = (unsigned long)p->addr;
+	struct instruction_op op;
+	ppc_inst_t insn;
+	int kind;
+
+	if (!IS_ALIGNED(addr, sizeof(kprobe_opcode_t)) || kprobe_in_prefixed(addr))
+		return -EILSEQ;
+	if (copy_inst_from_kernel_nofault(&insn, p->addr))
+		return -EFAULT;
+
+	kind = kprobe_classify(insn, &op);
+	if (kind < 0)
+		return kind;
+
+	memset(asi, 0, sizeof(*asi));
+	asi->insn = insn;
+	asi->len = ppc_inst_len(insn);
+	asi->kind = kind;
+	if (kind == KP_INSN_STEP) {
+		asi->slot = get_insn_slot();
+		if (!asi->slot)
+			return -ENOMEM;
+		if (patch_instruction(asi->slot, insn)) {
+			free_insn_slot(asi->slot, 0);
+			asi->slot = NULL;
+			return -EFAULT;
+		}
+	}
+	p->opcode = ppc_inst_val(insn);
+	return 0;
+}
+
+static void kprobe_write(struct kprobe *p, ppc_inst_t insn)
+{
+	int ret = patch_instruction(p->addr, insn);
+
+	if (ret)
+		pr_err("cannot patch %pS: %d\n", p->addr, ret);
+}
+
+/**
+ * arch_arm_kprobe() - write the trap of a site
+ * @p: the site
+ *
+ * Context: text_mutex held; visible everywhere after arch_kprobe_sync().
+ */
+void arch_arm_kprobe(struct kprobe *p)
+{
+	kprobe_write(p, ppc_inst(BREAKPOINT_INSTRUCTION));
+}
+
+/**
+ * arch_disarm_kprobe() - put back the probed instruction of a site
+ * @p: the site
+ *
+ * The whole instruction is written, so that a prefixed one keeps its suffix.
+ *
+ * Context: text_mutex held; visible everywhere after arch_kprobe_sync().
+ */
+void arch_disarm_kprobe(struct kprobe *p)
+{
+	kprobe_write(p, p->ainsn.insn);
+}
+
+/**
+ * arch_kprobe_sync() - make the text written since the last call visible
+ *
+ * patch_instruction() flushed the caches; what another CPU may still have
+ * fetched is discarded by the context synchronization of an IPI.
+ *
+ * Context: text_mutex held.
+ */
+void arch_kprobe_sync(void)
+{
+	kick_all_cpus_sync();
+}
+
+/**
+ * arch_remove_kprobe() - free the slot of a site
+ * @p: the site
+ *
+ * A copy only runs stepped, with interrupts soft-masked between two
+ * exceptions, which the grace period before this call covers: the slot is
+ * clean.
+ */
+void arch_remove_kprobe(struct kprobe *p)
+{
+	if (!p->ainsn.slot)
+		return;
+	free_insn_slot(p->ainsn.slot, 0);
+	p->ainsn.slot = NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Where probes land, and what must not be probed
+ * ---------------------------------------------------------------------------
+ */
+
+/* The entry of the function at @func: its local entry point (ELFv2). */
+static unsigned long kprobe_func_entry(unsigned long func)
+{
+	unsigned long entry = func;
+	u32 gep[2];
+
+	if (IS_ENABLED(CONFIG_PPC64_ELF_ABI_V2) &&
+	    !copy_from_kernel_nofault(gep, (void *)func, sizeof(gep)))
+		entry = ppc_function_entry(gep) - (unsigned long)gep + func;
+	return entry;
+}
+
+/**
+ * arch_adjust_kprobe_addr() - where a probe in a function lands
+ * @addr: the requested address
+ * @offset: its offset in its function
+ * @on_func_entry: set if the probe is at the entry of the function
+ *
+ * A probe on the function itself (@offset 0) goes to its entry (see
+ * kprobe_func_entry()); any address up to that entry counts as the entry,
+ * since the return address is still in the link register there.
+ *
+ * Return: the address to probe.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	unsigned long func = addr - offset;
+	unsigned long entry = kprobe_func_entry(func);
+
+	*on_func_entry = IS_ALIGNED(addr, sizeof(kprobe_opcode_t)) &&
+			 addr <= entry;
+	return (kprobe_opcode_t *)(offset ? addr : entry);
+}
+
+#ifdef CONFIG_PPC64_ELF_ABI_V1
+/**
+ * kprobe_lookup_name() - the text address of a function, for probing
+ * @name: "func" or "module:func", with or without the dot of ELFv1 text
+ *	symbols
+ * @offset: unused
+ *
+ * Return: the address of ".func", or of @name when there is no dot symbol.
+ */
+kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
+{
+	char dot[MODULE_NAME_LEN + 1 + KSYM_NAME_LEN];
+	const char *colon = strchr(name, ':');
+	const char *sym = colon ? colon + 1 : name;
+	unsigned long addr = 0;
+	int len = colon ? colon - name + 1 : 0;
+
+	if (*sym != '.' &&
+	    snprintf(dot, sizeof(dot), "%.*s.%s", len, name, sym) < sizeof(dot))
+		addr = kallsyms_lookup_name(dot);
+	if (!addr)
+		addr = kallsyms_lookup_name(name);
+	return (kprobe_opcode_t *)addr;
+}
+#endif
+
+/*
+ * The head of the kernel (interrupt vectors, real mode trampolines), which
+ * runs with translation off or state that a trap would destroy.
+ */
+static bool kprobe_in_head(unsigned long addr)
+{
+	return addr >= (unsigned long)_stext && addr < (unsigned long)__head_end;
+}
+
+/**
+ * arch_within_kprobe_blacklist() - whether an address is in powerpc code that
+ *	must never be probed
+ * @addr: the address
+ *
+ * Return: true for the head of the kernel and the soft-masked and
+ * restartable regions of the interrupt code.
+ */
+bool arch_within_kprobe_blacklist(unsigned long addr)
+{
+	return kprobe_in_head(addr) ||
+#ifdef CONFIG_PPC_BOOK3S_64
+	       search_kernel_soft_mask_table(addr) ||
+#endif
+	       search_kernel_restart_table(addr);
+}
+
+/**
+ * arch_populate_kprobe_blacklist() - list the powerpc ranges in debugfs
+ *
+ * The soft-masked and restartable regions are inside functions that are
+ * blacklisted already.
+ *
+ * Return: 0 or -errno.
+ */
+int __init arch_populate_kprobe_blacklist(void)
+{
+	return kprobe_add_area_blacklist((unsigned long)_stext,
+					 (unsigned long)__head_end);
+}
+
+/* ---------------------------------------------------------------------------
+ * The hit path: program check or trace interrupt, interrupts soft-masked
+ * ---------------------------------------------------------------------------
+ */
+
+static void kprobe_save_prev(struct kprobe_ctlblk *kcb)
+{
+	kcb->prev_kprobe.kp = kprobe_running();
+	kcb->prev_kprobe.status = kcb->kprobe_status;
+}
+
+NOKPROBE_SYMBOL(kprobe_save_prev);
+
+static void kprobe_restore_prev(struct kprobe_ctlblk *kcb)
+{
+	__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
+	kcb->kprobe_status = kcb->prev_kprobe.status;
+}
+
+NOKPROBE_SYMBOL(kprobe_restore_prev);
+
+/*
+ * Run the probed instruction on @regs, which must be at the probed address.
+ * With page faults disabled: a load or store that faults fails here and is
+ * retried in the slot, where the fault is the probed context's.
+ */
+static bool kprobe_emulate(struct kprobe *p, struct pt_regs *regs)
+{
+	int ret;
+
+	if (p->ainsn.kind == KP_INSN_NONE)
+		return false;
+	pagefault_disable();
+	ret = emulate_step(regs, p->ainsn.insn);
+	pagefault_enable();
+	return ret > 0;
+}
+
+NOKPROBE_SYMBOL(kprobe_emulate);
+
+/* Resume in the slot, stepping one instruction, interrupts soft-masked. */
+static void kprobe_step(struct kprobe *p, struct pt_regs *regs,
+			struct kprobe_ctlblk *kcb)
+{
+	kcb->saved_msr = regs->msr;
+#ifdef CONFIG_PPC64
+	kcb->saved_softe = regs->softe;
+	regs->softe = IRQS_ALL_DISABLED;
+#else
+	regs_set_return_msr(regs, regs->msr & ~MSR_EE);
+#endif
+	enable_single_step(regs);
+	regs_set_return_ip(regs, (unsigned long)p->ainsn.slot);
+}
+
+NOKPROBE_SYMBOL(kprobe_step);
+
+/*
+ * The stepped copy ran, or faulted: back to the probed context's interrupt
+ * state, at @nip.  A masked interrupt may have hard-disabled interrupts
+ * meanwhile; a context with interrupts enabled gets MSR_EE back, and the
+ * interrupt return replays what is pending.
+ */
+static void kprobe_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+			     unsigned long nip)
+{
+	unsigned long msr = regs->msr & ~MSR_SINGLESTEP;
+
+#ifdef CONFIG_PPC64
+	regs->softe = kcb->saved_softe;
+	if (!arch_irq_disabled_regs(regs))
+		msr |= kcb->saved_msr & MSR_EE;
+#else
+	msr |= kcb->saved_msr & MSR_EE;
+#endif
+	regs_set_return_msr(regs, msr);
+	regs_set_return_ip(regs, nip);
+}
+
+NOKPROBE_SYMBOL(kprobe_step_done);
+
+/* Whether @cur's copy is being stepped and @regs are at @off in its slot. */
+static bool kprobe_in_step(struct kprobe *cur, struct pt_regs *regs,
+			   struct kprobe_ctlblk *kcb, unsigned int off)
+{
+	return cur && cur->ainsn.slot &&
+	       (kcb->kprobe_status == KPROBE_HIT_SS ||
+		kcb->kprobe_status == KPROBE_REENTER) &&
+	       regs->nip == (unsigned long)cur->ainsn.slot + off;
+}
+
+NOKPROBE_SYMBOL(kprobe_in_step);
+
+/* @p was hit while kprobe_running(): run its instruction, no handler. */
+static int kprobe_reenter(struct kprobe *p, struct pt_regs *regs,
+			  struct kprobe_ctlblk *kcb)
+{
+	struct kprobe *prev = kprobe_running();
+	unsigned int status = kcb->kprobe_status;
+	bool done;
+
+	kprobes_inc_nmissed_count(p);
+
+	/* Emulation needs no saved state: any depth of reentry works. */
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_REENTER;
+	done = kprobe_emulate(p, regs);
+	__this_cpu_write(current_kprobe, prev);
+	kcb->kprobe_status = status;
+	if (done)
+		return 1;
+
+	if (!p->ainsn.slot || (status != KPROBE_HIT_ACTIVE &&
+			       status != KPROBE_HIT_SSDONE)) {
+		/* The state of the interrupted step would be lost. */
+		pr_err("unrecoverable reentry at %pS while handling %pS\n",
+		       p->addr, prev->addr);
+		return 0;
+	}
+	kprobe_save_prev(kcb);
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_REENTER;
+	kprobe_step(p, regs, kcb);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_reenter);
+
+/*
+ * No site at @addr: if the trap is not there any more, it was removed while
+ * this CPU was on its way to it; resume on the restored instruction.  Any
+ * other trap (BUG(), WARN(), a debugger's) is not kprobes'.
+ */
+static int kprobe_trap_gone(unsigned long addr)
+{
+	u32 word;
+
+	if (get_kernel_nofault(word, (u32 *)addr) || is_trap(word))
+		return 0;
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_trap_gone);
+
+/**
+ * kprobe_handler() - a trap was hit in the kernel
+ * @regs: the registers at the trap
+ *
+ * Return: 1 if the trap was a probe's, 0 if not.
+ */
+int kprobe_handler(struct pt_regs *regs)
+{
+	unsigned long addr = regs->nip;
+	struct kprobe_ctlblk *kcb;
+	struct kprobe *p;
+
+	if (user_mode(regs) || !(regs->msr & MSR_IR) || !(regs->msr & MSR_DR))
+		return 0;
+
+	p = get_kprobe((kprobe_opcode_t *)addr);
+	if (!p)
+		return kprobe_trap_gone(addr);
+	if (unlikely(p->ainsn.kind == KP_INSN_NONE))
+		return 0;
+
+	kcb = get_kprobe_ctlblk();
+	if (kprobe_running())
+		return kprobe_reenter(p, regs, kcb);
+
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (kprobe_call_pre_handlers(p, regs)) {
+		/* A handler moved the instruction pointer: nothing to run. */
+		reset_current_kprobe();
+		return 1;
+	}
+
+	kcb->kprobe_status = KPROBE_HIT_SS;
+	if (kprobe_emulate(p, regs)) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		if (READ_ONCE(p->post_handler))
+			kprobe_call_post_handlers(p, regs);
+		reset_current_kprobe();
+		return 1;
+	}
+	if (unlikely(!p->ainsn.slot)) {
+		pr_err("cannot emulate %pS\n", p->addr);
+		reset_current_kprobe();
+		return 0;
+	}
+	kprobe_step(p, regs, kcb);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_handler);
+
+/**
+ * kprobe_post_handler() - the trace interrupt after a stepped copy
+ * @regs: the registers after the copy ran
+ *
+ * Return: 1 if the step was a probe's, 0 if not.
+ */
+int kprobe_post_handler(struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+
+	if (!cur || user_mode(regs) ||
+	    !kprobe_in_step(cur, regs, kcb, cur->ainsn.len))
+		return 0;
+
+	kprobe_step_done(regs, kcb, (unsigned long)cur->addr + cur->ainsn.len);
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		kprobe_restore_prev(kcb);
+		return 1;
+	}
+
+	kcb->kprobe_status = KPROBE_HIT_SSDONE;
+	if (READ_ONCE(cur->post_handler))
+		kprobe_call_post_handlers(cur, regs);
+	reset_current_kprobe();
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_post_handler);
+
+/**
+ * kprobe_fault_handler() - a page fault while a probe runs on this CPU
+ * @regs: the registers at the fault
+ * @trapnr: the signal the fault would raise (SIGSEGV)
+ *
+ * Called from do_page_fault().  A fault of a stepped copy is moved back to
+ * the probed address, with the probed context's interrupt state, as if the
+ * original instruction had faulted, and offered to the site's fault
+ * handlers; the kernel then handles it there (the exception table entry of
+ * the instruction applies).  A fault in a handler goes to that handler's
+ * probe.  A fault while emulating is the emulation's: its own exception
+ * table makes it fail, and the instruction is stepped instead.
+ *
+ * Return: 1 if a fault handler fixed the fault, 0 to let the kernel handle it.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+	int ret = 0;
+
+	if (!cur)
+		return 0;
+
+	switch (kcb->kprobe_status) {
+	case KPROBE_HIT_SS:
+	case KPROBE_REENTER:
+		if (!kprobe_in_step(cur, regs, kcb, 0))
+			return 0;
+		kprobe_step_done(regs, kcb, (unsigned long)cur->addr);
+		if (kcb->kprobe_status == KPROBE_REENTER) {
+			kprobe_restore_prev(kcb);
+		} else {
+			ret = kprobe_call_fault_handlers(cur, regs, trapnr);
+			reset_current_kprobe();
+		}
+		return ret;
+	case KPROBE_HIT_ACTIVE:
+	case KPROBE_HIT_SSDONE:
+		return kprobe_call_fault_handlers(cur, regs, trapnr);
+	default:
+		return 0;
+	}
+}
+
+NOKPROBE_SYMBOL(kprobe_fault_handler);
