@@ -682,3 +682,46 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 }
 
 NOKPROBE_SYMBOL(kprobe_fault_handler);
+
+/* ---------------------------------------------------------------------------
+ * kretprobes
+ * ---------------------------------------------------------------------------
+ */
+
+#ifdef CONFIG_KRETPROBES
+/**
+ * arch_prepare_kretprobe() - hijack the return of a function at its entry
+ * @ri: the instance
+ * @regs: the registers at the entry of the function
+ *
+ * The return address is in the link register.  The frame is identified by
+ * the stack pointer at the entry, which is the caller's: the function
+ * returns to __kretprobe_trampoline with the same stack pointer, and saves
+ * its link register in that frame's LR save slot, where unwinders find the
+ * trampoline (see arch/powerpc/kernel/stacktrace.c).
+ */
+void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ri->ret_addr = (kprobe_opcode_t *)regs->link;
+	ri->fp = (void *)regs->gpr[1];
+	regs->link = (unsigned long)kretprobe_trampoline_addr();
+}
+
+NOKPROBE_SYMBOL(arch_prepare_kretprobe);
+
+/**
+ * arch_kretprobe_fixup_return() - make the handlers' registers returned ones
+ * @regs: the registers built by __kretprobe_trampoline
+ * @correct_ret_addr: where the function returns
+ *
+ * The instruction pointer is already @correct_ret_addr; after a blr, so is
+ * the link register.
+ */
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr)
+{
+	regs->link = (unsigned long)correct_ret_addr;
+}
+
+NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
+#endif /* CONFIG_KRETPROBES */
