@@ -384,8 +384,8 @@ static bool kprobe_in_head(unsigned long addr)
  *	must never be probed
  * @addr: the address
  *
- * Return: true for the head of the kernel and the soft-masked and
- * restartable regions of the interrupt code.
+ * Return: true for the head of the kernel, the soft-masked and restartable
+ * regions of the interrupt code and the detour buffer of optprobes.
  */
 bool arch_within_kprobe_blacklist(unsigned long addr)
 {
@@ -393,7 +393,8 @@ bool arch_within_kprobe_blacklist(unsigned long addr)
 #ifdef CONFIG_PPC_BOOK3S_64
 	       search_kernel_soft_mask_table(addr) ||
 #endif
-	       search_kernel_restart_table(addr);
+	       search_kernel_restart_table(addr) ||
+	       optprobe_in_buffer(addr);
 }
 
 /**
@@ -406,8 +407,11 @@ bool arch_within_kprobe_blacklist(unsigned long addr)
  */
 int __init arch_populate_kprobe_blacklist(void)
 {
-	return kprobe_add_area_blacklist((unsigned long)_stext,
-					 (unsigned long)__head_end);
+	int ret;
+
+	ret = kprobe_add_area_blacklist((unsigned long)_stext,
+					(unsigned long)__head_end);
+	return ret ?: optprobe_populate_blacklist();
 }
 
 /* ---------------------------------------------------------------------------
@@ -558,7 +562,7 @@ NOKPROBE_SYMBOL(kprobe_trap_gone);
  * kprobe_handler() - a trap was hit in the kernel
  * @regs: the registers at the trap
  *
- * Return: 1 if the trap was a probe's, 0 if not.
+ * Return: 1 if the trap was a probe's (or the exit of a detour), 0 if not.
  */
 int kprobe_handler(struct pt_regs *regs)
 {
@@ -568,6 +572,8 @@ int kprobe_handler(struct pt_regs *regs)
 
 	if (user_mode(regs) || !(regs->msr & MSR_IR) || !(regs->msr & MSR_DR))
 		return 0;
+	if (optprobe_exit_trap(regs))
+		return 1;
 
 	p = get_kprobe((kprobe_opcode_t *)addr);
 	if (!p)

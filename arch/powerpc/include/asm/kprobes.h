@@ -4,7 +4,8 @@
 /*
  * powerpc part of kprobes: the types the generic core (<linux/kprobes.h>)
  * needs from the architecture, and the entry points of the trap paths in
- * traps.c.  arch/powerpc/kernel/kprobes*.c have the implementation.
+ * traps.c.  arch/powerpc/kernel/kprobes*.c and optprobes*.[cS] have the
+ * implementation.
  */
 #include <asm-generic/kprobes.h>
 
@@ -82,6 +83,23 @@ static inline void flush_insn_slot(struct kprobe *p)
  */
 int kprobe_handler(struct pt_regs *regs);
 int kprobe_post_handler(struct pt_regs *regs);
+
+#ifdef CONFIG_OPTPROBES
+/*
+ * The detour of an optimized probe: a copy of the template in
+ * optprobes_head.S.  The branch replaces the probed instruction only.
+ */
+#define MAX_OPTINSN_SIZE	128
+#define MAX_OPTIMIZED_LENGTH	(MAX_INSN_SIZE * sizeof(kprobe_opcode_t))
+
+/**
+ * struct arch_optimized_insn - detour of an optimized probe
+ * @insn: the detour slot, NULL when not prepared
+ */
+struct arch_optimized_insn {
+	kprobe_opcode_t *insn;
+};
+#endif /* CONFIG_OPTPROBES */
 
 #else /* !CONFIG_KPROBES */
 static inline int kprobe_handler(struct pt_regs *regs)
