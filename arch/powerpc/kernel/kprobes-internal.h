@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared by the files of powerpc kprobes: kprobes.c (trap probes) and
- * optprobes.c (jump optimization).
+ * Shared by the files of powerpc kprobes: kprobes.c (trap probes),
+ * optprobes.c (jump optimization) and kprobes-ftrace.c.
  */
 #ifndef _POWERPC_KERNEL_KPROBES_INTERNAL_H
 #define _POWERPC_KERNEL_KPROBES_INTERNAL_H

@@ -37,11 +37,13 @@
  *
  * On ELFv2, a probe on a function (offset 0) lands on its local entry
  * point, after the TOC setup of the global entry point, where both local and
- * global calls go through.
+ * global calls go through; with CONFIG_KPROBES_ON_FTRACE, on the ftrace call
+ * site that follows, which is armed through ftrace (kprobes-ftrace.c).
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/extable.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -308,7 +310,10 @@ void arch_remove_kprobe(struct kprobe *p)
  * ---------------------------------------------------------------------------
  */
 
-/* The entry of the function at @func: its local entry point (ELFv2). */
+/*
+ * The entry of the function at @func: its local entry point (ELFv2), or the
+ * ftrace call site right after it when probes there go through ftrace.
+ */
 static unsigned long kprobe_func_entry(unsigned long func)
 {
 	unsigned long entry = func;
@@ -317,6 +322,13 @@ static unsigned long kprobe_func_entry(unsigned long func)
 	if (IS_ENABLED(CONFIG_PPC64_ELF_ABI_V2) &&
 	    !copy_from_kernel_nofault(gep, (void *)func, sizeof(gep)))
 		entry = ppc_function_entry(gep) - (unsigned long)gep + func;
+	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
+		/* mflr r0; [std r0,16(r1);] bl _mcount */
+		unsigned long site = ftrace_location_range(entry, entry + 12);
+
+		if (site)
+			entry = site;
+	}
 	return entry;
 }
 
