@@ -13,9 +13,15 @@
  *   echo KIND > ctl      time the bare target, then register the probes of
  *                        KIND (see kpb_kinds[]) and leave them registered
  *   echo measure > ctl   time the probed target, check the handlers' counts
+ *   echo split:KIND > ctl
+ *                        like KIND, but with handlers that take a timestamp:
+ *                        "measure" then tells where a hit's instructions go
+ *                        (up to the first handler, between handlers, after
+ *                        the last one; a kretprobe gets an entry handler)
  *   echo off > ctl       unregister the probes
  *   echo reg1000 > ctl   time register_kprobes() and unregister_kprobes() of
  *                        1000 probes on the nops of kprobes_bench_nops()
+ *   echo reg:N > ctl     the same with the first N of them
  *   cat ctl              the result of the last command, one line of
  *                        key=value pairs
  *
@@ -89,6 +95,53 @@ static int kpb_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * The same handlers, also taking a timestamp each: the path of a hit split
+ * into segments (up to the first handler, between handlers, after the last).
+ */
+#define KPB_MAX_ST	4
+static u64 kpb_st[KPB_MAX_ST];
+static unsigned int kpb_nst;
+
+static void kpb_stamp(void)
+{
+	if (kpb_nst < KPB_MAX_ST)
+		kpb_st[kpb_nst++] = ktime_get_ns();
+}
+
+static int kpb_pre_st(struct kprobe *p, struct pt_regs *regs)
+{
+	kpb_cnt[CNT_PRE]++;
+	kpb_stamp();
+	return 0;
+}
+
+static void kpb_post_st(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
+{
+	kpb_cnt[CNT_POST]++;
+	kpb_stamp();
+}
+
+static int kpb_pre2_st(struct kprobe *p, struct pt_regs *regs)
+{
+	kpb_cnt[CNT_PRE2]++;
+	kpb_stamp();
+	return 0;
+}
+
+static int kpb_entry_st(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kpb_stamp();
+	return 0;
+}
+
+static int kpb_ret_st(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kpb_cnt[CNT_RET]++;
+	kpb_stamp();
+	return 0;
+}
+
 /* What a kind registers. */
 #define K_KP	BIT(0)	/* a kprobe with kpb_pre */
 #define K_POST	BIT(1)	/* ... and kpb_post */
@@ -118,6 +171,8 @@ static const struct kpb_kind kpb_kinds[] = {
 static DEFINE_MUTEX(kpb_lock);
 static char kpb_result[320];
 static const struct kpb_kind *kpb_armed;	/* registered, or NULL */
+static bool kpb_split;				/* ... with the stamping handlers */
+static u64 kpb_split_bare;			/* the bare call between two stamps */
 static struct kprobe kpb_kp, kpb_kp2;
 static struct kretprobe kpb_krp;
 static u64 kpb_bare_min, kpb_bare_max;
@@ -206,7 +261,10 @@ static int kpb_arm(const struct kpb_kind *k)
 	memset(&kpb_krp, 0, sizeof(kpb_krp));
 	if (k->what & K_RET) {
 		kpb_krp.kp.symbol_name = KPB_FUNC_NAME;
-		kpb_krp.handler = kpb_ret;
+		kpb_krp.handler = kpb_split ? kpb_ret_st : kpb_ret;
+		/* Split: also a timestamp when the entry is taken. */
+		if (kpb_split)
+			kpb_krp.entry_handler = kpb_entry_st;
 		ret = register_kretprobe(&kpb_krp);
 		if (ret)
 			return ret;
@@ -216,16 +274,16 @@ static int kpb_arm(const struct kpb_kind *k)
 			kpb_kp.symbol_name = KPB_FUNC_NAME;
 		else
 			kpb_kp.addr = kpb_mid();
-		kpb_kp.pre_handler = kpb_pre;
+		kpb_kp.pre_handler = kpb_split ? kpb_pre_st : kpb_pre;
 		if (k->what & K_POST)
-			kpb_kp.post_handler = kpb_post;
+			kpb_kp.post_handler = kpb_split ? kpb_post_st : kpb_post;
 		ret = register_kprobe(&kpb_kp);
 		if (ret)
 			goto out_ret;
 	}
 	if (k->what & K_KP2) {
 		kpb_kp2.addr = kpb_kp.addr;
-		kpb_kp2.pre_handler = kpb_pre2;
+		kpb_kp2.pre_handler = kpb_split ? kpb_pre2_st : kpb_pre2;
 		ret = register_kprobe(&kpb_kp2);
 		if (ret)
 			goto out_kp;
@@ -250,12 +308,80 @@ static unsigned int kpb_expect(const struct kpb_kind *k)
 	       (k->what & K_RET ? BIT(CNT_RET) : 0);
 }
 
-static int kpb_start(const struct kpb_kind *k)
+/*
+ * One timed run of @fn with the stamping handlers: @seg[j] gets the guest ns
+ * of segment j summed over the calls; returns the number of segments, or -1
+ * if it changed from call to call.
+ */
+static noinline int kpb_split_run(unsigned long (*fn)(unsigned long),
+				  u64 *seg)
+{
+	unsigned long flags;
+	int nseg = 0, j;
+	unsigned int i;
+	u64 t0, t1, prev;
+
+	memset(seg, 0, (KPB_MAX_ST + 1) * sizeof(*seg));
+	local_irq_save(flags);
+	for (i = 0; i < hits; i++) {
+		kpb_nst = 0;
+		t0 = ktime_get_ns();
+		fn(i);
+		t1 = ktime_get_ns();
+		prev = t0;
+		for (j = 0; j < kpb_nst; j++) {
+			seg[j] += kpb_st[j] - prev;
+			prev = kpb_st[j];
+		}
+		seg[kpb_nst] += t1 - prev;
+		if (i && nseg != kpb_nst + 1)
+			nseg = -1;
+		else
+			nseg = kpb_nst + 1;
+	}
+	local_irq_restore(flags);
+	return nseg;
+}
+
+/* Guest ns of @hits back-to-back timestamps: what each segment includes. */
+static noinline u64 kpb_stamp_cost(void)
+{
+	unsigned long flags;
+	unsigned int i;
+	u64 t0, t1, sum = 0;
+
+	local_irq_save(flags);
+	for (i = 0; i < hits; i++) {
+		t0 = ktime_get_ns();
+		t1 = ktime_get_ns();
+		sum += t1 - t0;
+	}
+	local_irq_restore(flags);
+	return sum;
+}
+
+/* The minimum over @reps runs of the bare call between two timestamps. */
+static u64 kpb_split_min(unsigned long (*fn)(unsigned long))
+{
+	u64 seg[KPB_MAX_ST + 1], bare = U64_MAX;
+	unsigned int r;
+
+	for (r = 0; r < reps; r++) {
+		kpb_split_run(fn, seg);
+		bare = min(bare, seg[0]);
+	}
+	return bare;
+}
+
+static int kpb_start(const struct kpb_kind *k, bool split)
 {
 	unsigned long bad[CNT_NR];
 	int ret;
 
 	kpb_disarm();
+	kpb_split = split;
+	if (split)
+		kpb_split_bare = kpb_split_min(kpb_fn(k));
 	kpb_runs(kpb_fn(k), 0, &kpb_bare_min, &kpb_bare_max, bad);
 	ret = kpb_arm(k);
 	if (ret) {
@@ -263,7 +389,42 @@ static int kpb_start(const struct kpb_kind *k)
 			 "kind=%s error=%d\n", k->name, ret);
 		return ret;
 	}
-	snprintf(kpb_result, sizeof(kpb_result), "kind=%s armed\n", k->name);
+	snprintf(kpb_result, sizeof(kpb_result), "kind=%s armed%s\n", k->name,
+		 split ? " split" : "");
+	return 0;
+}
+
+/*
+ * The split of a hit: each segment's minimum over @reps runs, summed over
+ * the calls of a run; with the cost of a timestamp and of the bare call
+ * (timestamp included), for the host to subtract.
+ */
+static int kpb_measure_split(const struct kpb_kind *k)
+{
+	u64 seg[KPB_MAX_ST + 1], best[KPB_MAX_ST + 1], stamp = U64_MAX;
+	unsigned int r, nst;
+	int nseg = 0, n, j, len;
+
+	for (j = 0; j <= KPB_MAX_ST; j++)
+		best[j] = U64_MAX;
+	for (r = 0; r < reps; r++) {
+		kpb_split_run(kpb_fn(k), seg);		/* warm-up */
+		n = kpb_split_run(kpb_fn(k), seg);
+		if (n <= 0 || (r && n != nseg))
+			return -EIO;
+		nseg = n;
+		for (j = 0; j < nseg; j++)
+			best[j] = min(best[j], seg[j]);
+		stamp = min(stamp, kpb_stamp_cost());
+	}
+	nst = nseg - 1;
+	len = scnprintf(kpb_result, sizeof(kpb_result), "kind=%s n=%u stamps=%u seg=",
+			k->name, hits, nst);
+	for (j = 0; j < nseg; j++)
+		len += scnprintf(kpb_result + len, sizeof(kpb_result) - len,
+				 "%s%llu", j ? "," : "", best[j]);
+	scnprintf(kpb_result + len, sizeof(kpb_result) - len,
+		  " stamp=%llu bare=%llu\n", stamp, kpb_split_bare);
 	return 0;
 }
 
@@ -279,6 +440,8 @@ static int kpb_measure(void)
 
 	if (!k)
 		return -ENOENT;
+	if (kpb_split)
+		return kpb_measure_split(k);
 	expect = kpb_expect(k);
 	/*
 	 * With marks set, the console brackets the probed runs, so that the
@@ -337,7 +500,7 @@ static int kpb_calib(void)
 	return 0;
 }
 
-static int kpb_reg1000(void)
+static int kpb_reg(int nr)
 {
 	struct kprobe *kps, **v;
 	u64 t0, t1, t2, t3;
@@ -345,12 +508,12 @@ static int kpb_reg1000(void)
 	int i, ret;
 
 	kpb_disarm();
-	kps = kcalloc(KPB_NOPS, sizeof(*kps), GFP_KERNEL);
-	v = kcalloc(KPB_NOPS, sizeof(*v), GFP_KERNEL);
+	kps = kcalloc(nr, sizeof(*kps), GFP_KERNEL);
+	v = kcalloc(nr, sizeof(*v), GFP_KERNEL);
 	ret = -ENOMEM;
 	if (!kps || !v)
 		goto out;
-	for (i = 0; i < KPB_NOPS; i++) {
+	for (i = 0; i < nr; i++) {
 		kps[i].addr = (void *)((unsigned long)kprobes_bench_nops +
 				       kprobes_bench_nops_offset +
 				       i * kprobes_bench_nops_stride);
@@ -358,26 +521,26 @@ static int kpb_reg1000(void)
 		v[i] = &kps[i];
 	}
 	t0 = ktime_get_ns();
-	ret = register_kprobes(v, KPB_NOPS);
+	ret = register_kprobes(v, nr);
 	t1 = ktime_get_ns();
 	if (ret) {
 		snprintf(kpb_result, sizeof(kpb_result),
-			 "kind=register1000 error=%d\n", ret);
+			 "kind=register%d error=%d\n", nr, ret);
 		goto out;
 	}
 	kpb_cnt[CNT_PRE] = 0;
 	kprobes_bench_nops();
 	on = kpb_cnt[CNT_PRE];
 	t2 = ktime_get_ns();
-	unregister_kprobes(v, KPB_NOPS);
+	unregister_kprobes(v, nr);
 	t3 = ktime_get_ns();
 	kpb_cnt[CNT_PRE] = 0;
 	kprobes_bench_nops();
 	off = kpb_cnt[CNT_PRE];
 	snprintf(kpb_result, sizeof(kpb_result),
-		 "kind=register1000 n=%d register_ns=%llu unregister_ns=%llu hits=%s%s missed=0\n",
-		 KPB_NOPS, t1 - t0, t3 - t2,
-		 on == KPB_NOPS && !off ? "ok" : "BAD", on == KPB_NOPS ? "" : ":registered");
+		 "kind=register%d n=%d register_ns=%llu unregister_ns=%llu hits=%s%s missed=0\n",
+		 nr, nr, t1 - t0, t3 - t2,
+		 on == nr && !off ? "ok" : "BAD", on == nr ? "" : ":registered");
 out:
 	kfree(v);
 	kfree(kps);
@@ -386,6 +549,7 @@ out:
 
 static int kpb_command(const char *cmd)
 {
+	bool split = false;
 	int i;
 
 	if (!strcmp(cmd, "off")) {
@@ -398,10 +562,19 @@ static int kpb_command(const char *cmd)
 	if (!strcmp(cmd, "calib"))
 		return kpb_calib();
 	if (!strcmp(cmd, "reg1000"))
-		return kpb_reg1000();
+		return kpb_reg(KPB_NOPS);
+	if (str_has_prefix(cmd, "reg:")) {
+		if (kstrtoint(cmd + strlen("reg:"), 10, &i) || i < 1 || i > KPB_NOPS)
+			return -EINVAL;
+		return kpb_reg(i);
+	}
+	if (str_has_prefix(cmd, "split:")) {
+		split = true;
+		cmd += strlen("split:");
+	}
 	for (i = 0; i < ARRAY_SIZE(kpb_kinds); i++) {
 		if (!strcmp(cmd, kpb_kinds[i].name))
-			return kpb_start(&kpb_kinds[i]);
+			return kpb_start(&kpb_kinds[i], split);
 	}
 	return -EINVAL;
 }
