@@ -40,6 +40,10 @@ KINDS = [
     ("kretprobe", "kretprobe", "insn/hit"),
     ("kretprobe_kprobe", "kretprobe + entry kprobe", "insn/hit"),
     ("jprobe", "jprobe", ""),
+    ("register250", "register 250, opt off", "ms"),
+    ("unregister250", "unregister 250, opt off", "ms"),
+    ("register500", "register 500, opt off", "ms"),
+    ("unregister500", "unregister 500, opt off", "ms"),
     ("register1000", "register 1000, opt off", "ms"),
     ("unregister1000", "unregister 1000, opt off", "ms"),
     ("register1000_opt", "register 1000, opt on", "ms"),
@@ -51,7 +55,7 @@ TRAPS_END = re.compile(r"ws-bench-traps: end kind=(\w+)")
 # A synchronous exception (a trap) in QEMU's -d int log, per arch.
 TRAP = {
     # "  1234: v=03 e=0000 i=1 cpl=0 IP=..." (vectors below 0x20: exceptions)
-    "x86_64": re.compile(r"^\s*\d+: v=[01][0-9a-f] "),
+    "x86_64": re.compile(r"\b\d+: v=[01][0-9a-f] e="),
     # "Taking exception 7 [Breakpoint] on CPU 0" (not IRQ, FIQ, VIRQ, VFIQ)
     "arm64": re.compile(r"Taking exception \d+ \[(?!IRQ|FIQ|Virtual IRQ|Virtual FIQ)"),
     # "riscv_cpu_do_interrupt: hart:0, async:0, cause:..03, ..." (not ecalls)
@@ -63,6 +67,28 @@ TRAP = {
 
 def kv(s):
     return dict(w.split("=", 1) for w in s.split() if "=" in w)
+
+
+def num(d, k):
+    """int value of key k, None if absent or mangled (console interleaving)."""
+    try:
+        return int(d[k])
+    except (KeyError, ValueError):
+        return None
+
+
+def split_segments(d):
+    """Instructions per hit of each segment of a split line: up to the first
+    handler's timestamp, between handlers', after the last one; each net of
+    a timestamp's own cost, the last one also of the bare call's."""
+    try:
+        n, stamp, bare = int(d["n"]), int(d["stamp"]), int(d["bare"])
+        seg = [int(x) for x in d["seg"].split(",")]
+    except (KeyError, ValueError):
+        return None
+    out = [(x - stamp) / n for x in seg]
+    out[-1] -= (bare - stamp) / n
+    return out
 
 
 def parse_traps(path, arch):
@@ -94,7 +120,7 @@ def parse(path):
     """{'variant', 'arch', 'calib', 'kinds': {key: {...}}, 'health': results}"""
     h = results.parse(path)
     r = {"log": path, "variant": h["variant"], "arch": h["arch"], "calib": None,
-         "kinds": {}, "health": h, "info": {}, "traps": None}
+         "kinds": {}, "health": h, "info": {}, "traps": None, "split": {}}
     with open(path, errors="replace") as f:
         for raw in f.read().replace("\r", "").split("\n"):
             m = WS_BENCH.search(raw)
@@ -102,21 +128,25 @@ def parse(path):
                 continue
             d = kv(m.group(1))
             kind = d.get("kind")
+            if m.group(1).startswith("split "):
+                r["split"][kind] = split_segments(d)
+                continue
             if kind is None:
                 r["info"].update(d)
             elif kind == "calib":
-                if int(d.get("insns", 0)) > 0 and int(d.get("ns", 0)) > 0:
-                    r["calib"] = int(d["ns"]) / int(d["insns"])
-            elif kind.startswith("register1000"):
-                suffix = kind[len("register1000"):]
+                if (num(d, "insns") or 0) > 0 and (num(d, "ns") or 0) > 0:
+                    r["calib"] = num(d, "ns") / num(d, "insns")
+            elif kind.startswith("register"):
+                suffix = kind[len("register"):]
                 for what in ("register", "unregister"):
                     e = dict(d)
-                    if f"{what}_ns" in d:
-                        e["value"] = int(d[f"{what}_ns"]) / 1e6
-                    r["kinds"][f"{what}1000{suffix}"] = e
+                    if num(d, f"{what}_ns") is not None:
+                        e["value"] = num(d, f"{what}_ns") / 1e6
+                    r["kinds"][f"{what}{suffix}"] = e
             else:
-                if "probed_min" in d:
-                    per = (int(d["probed_min"]) - int(d["bare_min"])) / int(d["n"])
+                vals = [num(d, k) for k in ("probed_min", "bare_min", "n")]
+                if None not in vals and vals[2] > 0:
+                    per = (vals[0] - vals[1]) / vals[2]
                     d["value"] = per / (r["calib"] or 1.0)
                 r["kinds"][kind] = d
     return r
@@ -231,6 +261,20 @@ def main(argv):
                 line += f"{tr:<10}"
             line += probes if unit == "insn/hit" else ""
         print(line.rstrip())
+    if any(r["split"] for r in runs):
+        print()
+        print("where the instructions of a hit go, with handlers that take a timestamp: "
+              "up to the first handler + between handlers + after the last one")
+        print(f"{'kind':<{w}}" + "".join(f"{n:<28}" for n in names))
+        for key, label, unit in KINDS:
+            if unit != "insn/hit" or not any(key in r["split"] for r in runs):
+                continue
+            cells = []
+            for r in runs:
+                sg = r["split"].get(key)
+                cells.append(" + ".join(f"{x:.0f}" for x in sg) if sg else "-")
+            print(f"{label:<{w}}" + "".join(f"{c:<28}" for c in cells).rstrip())
+        print()
     for r in runs:
         c = r["calib"]
         if c is None or abs(c - 1.0) > 0.001:

@@ -27,15 +27,12 @@ state() {
 	esac
 }
 
-# kind KIND SYMBOL [opt]: register the probes of KIND (on SYMBOL), wait for
-# the optimizer if asked (at most 30 s), time them, unregister them.
-kind() {
-	local i=0 res st
-	if ! echo "$1" > $C; then
-		res=$(cat $C)
-		case "$res" in "kind=$1 error="*) out "$res" ;; *) out "kind=$1 error=write" ;; esac
-		failed=$((failed + 1)); return
-	fi
+# arm WHAT SYMBOL [opt]: write WHAT (a kind, or split:KIND) to the module,
+# which registers the probes (on SYMBOL); wait for the optimizer if asked (for
+# [OPTIMIZED] at most 30 s, then 2 s more).
+arm() {
+	local i=0
+	echo "$1" > $C || return 1
 	if [ "${3:-}" = opt ]; then
 		while [ "$(state "$2")" != optimized ] && [ $i -lt 300 ]; do
 			usleep 100000; i=$((i + 1))
@@ -46,6 +43,17 @@ kind() {
 		# upstream): give it time.  The trap count tells if it was enough.
 		sleep 2
 	fi
+}
+
+# kind KIND SYMBOL [opt]: register the probes of KIND, time them, unregister
+# them; then the same with the stamping handlers, to split a hit's path.
+kind() {
+	local res st
+	if ! arm "$@"; then
+		res=$(cat $C)
+		case "$res" in "kind=$1 error="*) out "$res" ;; *) out "kind=$1 error=write" ;; esac
+		failed=$((failed + 1)); return
+	fi
 	st=$(state "$2")
 	grep -F "$2" $L | while IFS= read -r l; do echo "ws-bench-list: $l"; done
 	echo measure > $C
@@ -53,13 +61,24 @@ kind() {
 	echo off > $C
 	out "$res probe=$st"
 	case "$res" in *hits=ok*) ;; *) failed=$((failed + 1)) ;; esac
+	# Let a jump being taken out go, before the next bare run.
+	[ "${3:-}" = opt ] && sleep 2
+	[ -n "$traps" ] && return
+	if arm "split:$1" "$2" "${3:-}" && st=$(state "$2") && echo measure > $C; then
+		out "split $(cat $C) probe=$st"
+	else
+		out "split kind=$1 error=write"
+	fi
+	echo off > $C
+	[ "${3:-}" = opt ] && sleep 2
 }
 
-# reg1000 NAME: register and unregister 1000 probes, report as kind NAME.
+# reg1000 NAME [N]: register and unregister 1000 (or N) probes, report as
+# kind NAME.
 reg1000() {
 	local res
-	echo reg1000 > $C
-	res=$(cat $C | sed "s/^kind=register1000/kind=$1/")
+	echo "reg:${2:-1000}" > $C
+	res=$(cat $C | sed "s/^kind=register[0-9]*/kind=$1/")
 	case "$res" in "kind=$1 "*) ;; *) res="kind=$1 error=write" ;; esac
 	out "$res"
 	case "$res" in *hits=ok*) ;; *) failed=$((failed + 1)) ;; esac
@@ -86,7 +105,11 @@ kind aggregate kprobes_bench_target
 kind func_entry kprobes_bench_func
 kind kretprobe kprobes_bench_func
 kind kretprobe_kprobe kprobes_bench_func
-[ -z "$traps" ] && reg1000 register1000
+if [ -z "$traps" ]; then
+	reg1000 register250 250
+	reg1000 register500 500
+	reg1000 register1000
+fi
 if [ -w $OPT ]; then
 	echo 1 > $OPT
 	kind optimized kprobes_bench_target opt
