@@ -54,6 +54,7 @@
 #include <linux/vmalloc.h>
 #include <asm/cacheflush.h>
 #include <asm/csr.h>
+#include <asm/entry-common.h>
 #include <asm/patch.h>
 #include <asm/ptrace.h>
 
@@ -693,6 +694,38 @@ void arch_kretprobe_fixup_return(struct pt_regs *regs,
 }
 
 NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
+
+/**
+ * arch_populate_kprobe_blacklist() - riscv code that must never be probed
+ *
+ * The trap entry and traps.c are noinstr or NOKPROBE_SYMBOL() already.
+ * What is left runs when the copy of a probed instruction, stepped with
+ * the probe's state on this CPU, traps: the page fault handler before it
+ * calls kprobe_page_fault(), and the emulation of misaligned accesses.
+ * A probe hit there would find the state of the stepped copy.
+ *
+ * Return: 0 or -errno.
+ */
+int __init arch_populate_kprobe_blacklist(void)
+{
+	static const unsigned long fns[] __initconst = {
+#ifdef CONFIG_MMU
+		(unsigned long)handle_page_fault,
+#endif
+#ifdef CONFIG_RISCV_MISALIGNED
+		(unsigned long)handle_misaligned_load,
+		(unsigned long)handle_misaligned_store,
+#endif
+	};
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		ret = kprobe_add_ksym_blacklist(fns[i]);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
 
 /**
  * arch_init_kprobes() - nothing to set up: traps.c calls the EBREAK

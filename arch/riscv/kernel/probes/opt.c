@@ -118,14 +118,16 @@ bool riscv_opt_exit_handler(struct pt_regs *regs)
 {
 	unsigned long pc = instruction_pointer(regs);
 	struct pt_regs *saved;
+	unsigned int i;
 
 	if ((pc & (DETOUR_SLOT_BYTES - 1)) != DETOUR_OFF(optprobe_detour_exit) ||
 	    !is_kprobe_optinsn_slot(pc))
 		return false;
 
 	saved = (struct pt_regs *)regs->sp;
-	/* epc and x1..x31; the trap's status is the detour's. */
-	memcpy(regs, saved, offsetof(struct pt_regs, status));
+	/* epc and x1..x31 (no memcpy(): it may be probed); status is ours. */
+	for (i = 0; i < offsetof(struct pt_regs, status) / sizeof(long); i++)
+		((unsigned long *)regs)[i] = ((unsigned long *)saved)[i];
 	return true;
 }
 
