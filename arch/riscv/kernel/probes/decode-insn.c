@@ -366,6 +366,9 @@ void rv_insn_decode(u32 raw, struct rv_insn *d)
 		d->insn = raw;
 		rv_decode_32(raw, d);
 	}
+	/* What it may read is unknown: everything. */
+	if (d->kind == RV_INSN_INVALID)
+		d->use = RV_REGS_ALL;
 	/* x0 is never read nor written. */
 	d->use &= RV_REGS_ALL;
 	d->def &= RV_REGS_ALL;

@@ -43,12 +43,13 @@ enum rv_insn_kind {
 /**
  * struct rv_insn - a decoded instruction
  * @insn: the instruction; the upper parcel is zero when it is compressed
- * @len: 2 or 4 bytes
+ * @len: 2 or 4 bytes, 0 for encodings longer than 32 bits
  * @kind: enum rv_insn_kind
  * @rd: destination of AUIPC, JAL, JALR (0 if none)
  * @rs1: base of JALR
  * @imm: offset of a branch, JAL or JALR; upper immediate of AUIPC
- * @use: general purpose registers the instruction may read
+ * @use: general purpose registers the instruction may read (all of them
+ *	when it is RV_INSN_INVALID)
  * @def: general purpose registers it always writes
  * @simulate: the simulation handler of PC-relative and control flow
  *	instructions, else NULL

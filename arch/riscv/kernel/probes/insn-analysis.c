@@ -209,8 +209,10 @@ static void rv_fn_mark_lrsc(struct rv_fn *fn)
  * rv_fn_decode() - decode the function containing an address
  * @addr: an address in the function
  *
- * Decoding stops at the first instruction that cannot be decoded: then
- * @fn->complete is false and the rest of the function is unknown.
+ * Decoding stops at the first encoding longer than 32 bits, and goes on
+ * through instructions the decoder does not know (a vendor's custom ones,
+ * padding): either way @fn->complete is false, the flow of the function is
+ * not entirely known.
  * Context: kprobe_mutex held.
  *
  * Return: the function, to be freed with rv_fn_free(); ERR_PTR(-EILSEQ) if
@@ -219,6 +221,7 @@ static void rv_fn_mark_lrsc(struct rv_fn *fn)
 struct rv_fn *rv_fn_decode(unsigned long addr)
 {
 	unsigned long size, offset, a, end;
+	bool unknown = false;
 	struct rv_insn d;
 	struct rv_fn *fn;
 	unsigned int i;
@@ -248,8 +251,11 @@ struct rv_fn *rv_fn_decode(unsigned long addr)
 		if (riscv_kprobe_read_insn(a, &raw))
 			break;
 		rv_insn_decode(raw, &d);
-		if (d.kind == RV_INSN_INVALID || a + d.len > end)
+		if (!d.len || a + d.len > end)
 			break;
+		/* Decodable on, but it might jump anywhere. */
+		if (d.kind == RV_INSN_INVALID)
+			unknown = true;
 		x->off = a - fn->start;
 		x->len = d.len;
 		x->kind = d.kind;
@@ -260,7 +266,7 @@ struct rv_fn *rv_fn_decode(unsigned long addr)
 		fn->writes |= d.def;
 		fn->n++;
 	}
-	fn->complete = a == end;
+	fn->complete = a == end && !unknown;
 
 	/* Targets, now that every boundary is known. */
 	for (i = 0; i < fn->n; i++) {

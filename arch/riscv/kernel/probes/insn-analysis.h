@@ -55,7 +55,7 @@ struct rv_fn_insn {
  * @start: its address
  * @size: its size (from kallsyms)
  * @n: instructions decoded, from the start on
- * @complete: every instruction up to @size was decoded
+ * @complete: every instruction up to @size was decoded, and is known
  * @writes: registers written by some instruction of the function
  * @insn: the instructions
  * @live: registers live before each instruction, after rv_fn_liveness()

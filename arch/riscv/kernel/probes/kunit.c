@@ -146,7 +146,7 @@ static bool kprv_refused_site(const struct kprv_site *s)
 {
 	unsigned long lrsc = (unsigned long)kprv_lrsc;
 
-	if (s->fn == kprv_refused)
+	if (s->fn == kprv_refused || (s->fn == kprv_custom && !s->off))
 		return true;
 	/* LR, the instruction after it and SC: offsets 0, 4, 8. */
 	return (unsigned long)s->fn == lrsc && s->off <= 8;

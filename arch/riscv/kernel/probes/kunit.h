@@ -46,5 +46,6 @@ asmlinkage long kprv_opt_auipc(long x);
 asmlinkage long kprv_lrsc(u32 *p);
 asmlinkage long kprv_load(const long *p);
 asmlinkage void kprv_refused(void);
+asmlinkage void kprv_custom(void);
 
 #endif /* _RISCV_KERNEL_PROBES_KUNIT_H */

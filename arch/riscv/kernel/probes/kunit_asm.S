@@ -296,6 +296,22 @@ SYM_FUNC_END(kprv_refused)
 	site	kprv_refused, .Lr5, K_SLOT
 	site	kprv_refused, .Lr6, K_SLOT
 
+/*
+ * Never called: an instruction of a custom opcode, which kprobes refuses
+ * but decodes past.
+ */
+	.balign	4
+SYM_FUNC_START(kprv_custom)
+	.option	push
+	.option	norvc
+.Lcu0:	.insn	r 0x0b, 0, 0, t1, t1, t1
+.Lcu1:	addi	a0, a0, 1
+	ret
+	.option	pop
+SYM_FUNC_END(kprv_custom)
+	site	kprv_custom, .Lcu0, K_SLOT
+	site	kprv_custom, .Lcu1, K_SLOT
+
 /* Far from the slots: the jumps back and into detours take AUIPC+JALR. */
 	.pushsection .text.unlikely, "ax"
 	seq_fn	kprv_seq_far
