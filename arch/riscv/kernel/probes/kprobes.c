@@ -131,6 +131,7 @@ int riscv_kprobe_write(void *addr, const void *buf, size_t len)
 	return ret;
 }
 
+#if defined(CONFIG_64BIT) && defined(CONFIG_MMU)
 /*
  * A page of the module area as close below the kernel image (which ends
  * the area on 64-bit) as possible: there a JAL (+/-1 MiB) reaches the
@@ -152,6 +153,12 @@ static void *kprobe_alloc_near_kernel(void)
 	}
 	return execmem_alloc(EXECMEM_MODULE_TEXT, PAGE_SIZE);
 }
+#else
+static void *kprobe_alloc_near_kernel(void)
+{
+	return execmem_alloc(EXECMEM_MODULE_TEXT, PAGE_SIZE);
+}
+#endif
 
 /**
  * alloc_insn_page() - an executable page for instruction slots and detours
