@@ -224,6 +224,12 @@ bool kprobe_is_site(struct kprobe *p)
  */
 static struct kprobe kprobe_busy = {
 	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
+	/*
+	 * A fault in a handler run under kprobe_busy_begin() (a kretprobe
+	 * handler) is offered to the probes of kprobe_running(), i.e. to this
+	 * one: it has none, but its list must be walkable.
+	 */
+	.list = LIST_HEAD_INIT(kprobe_busy.list),
 };
 
 /**
