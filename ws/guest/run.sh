@@ -19,8 +19,10 @@ poke
 step "cat /sys/kernel/debug/kprobes/list"
 cat /sys/kernel/debug/kprobes/list
 step "the samples' kernel messages (dmesg)"
-dmesg | grep -E "handler_(pre|post)|kernel_clone returned|Planted" | tail -8
-dmesg | grep -q "handler_pre: <kernel_clone>" || fail "no hit of the kprobe sample"
+# upstream's samples say "handler_pre: <kernel_clone>", the series' "pre:  kernel_clone+0x0"
+dmesg | grep -E "handler_(pre|post)|(pre|post): +kernel_clone|kernel_clone returned|Planted|armed" | tail -8
+dmesg | grep -qE "handler_pre: <kernel_clone>|pre: +kernel_clone\+0x0 hit by" ||
+	fail "no hit of the kprobe sample"
 dmesg | grep -q "kernel_clone returned" || fail "no hit of the kretprobe sample"
 step "rmmod the samples"
 try rmmod kprobe_example
