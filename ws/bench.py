@@ -26,6 +26,7 @@ not finish, a kind failed or a handler count was wrong.
 import os
 import re
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402  (console health, guest completion)
@@ -52,16 +53,29 @@ KINDS = [
 WS_BENCH = re.compile(r"ws-bench: (.*)$")
 TRAPS_BEGIN = re.compile(r"ws-bench-traps: begin kind=(\w+) calls=(\d+)")
 TRAPS_END = re.compile(r"ws-bench-traps: end kind=(\w+)")
-# A synchronous exception (a trap) in QEMU's -d int log, per arch.
+# QEMU's -d int records, per arch: they land anywhere in the console text,
+# even in the middle of a line.  TRAP tells the synchronous exceptions
+# (traps) among them.
+X86_DUMP = (r"(?:(?:RAX|RSI|R8 |R12|RIP|EAX|ESI|EIP|ES |CS |SS |DS |FS |GS |LDT|TR |"
+            r"GDT|IDT|CR0|DR0|DR6|CCS|EFER|XMM|YMM|ZMM|FCW|FPR|Opmask|MXCSR|PDPTR)"
+            r"[^\n]*\n)*")
+RECORD = {
+    "x86_64": re.compile(r"[ \t]*\d+: v=[0-9a-f]+ e=[0-9a-f]+ i=\d cpl=\d [^\n]*\n" + X86_DUMP +
+                         r"|Servicing hardware INT=0x[0-9a-f]+\n|check_exception old: [^\n]*\n"
+                         r"|SMM: [^\n]*\n"),
+    "arm64": re.compile(r"Taking exception \d+ \[[^\]]*\][^\n]*\n(?:\.\.\.[^\n]*\n)*"),
+    "riscv": re.compile(r"riscv_cpu_do_interrupt: [^\n]*\n"),
+    "powerpc": re.compile(r"Raise exception at [^\n]*\n|hypercall r3=[^\n]*\n"),
+}
 TRAP = {
     # "  1234: v=03 e=0000 i=1 cpl=0 IP=..." (vectors below 0x20: exceptions)
-    "x86_64": re.compile(r"\b\d+: v=[01][0-9a-f] e="),
+    "x86_64": re.compile(r"^[ \t]*\d+: v=[01][0-9a-f] "),
     # "Taking exception 7 [Breakpoint] on CPU 0" (not IRQ, FIQ, VIRQ, VFIQ)
-    "arm64": re.compile(r"Taking exception \d+ \[(?!IRQ|FIQ|Virtual IRQ|Virtual FIQ)"),
+    "arm64": re.compile(r"^Taking exception \d+ \[(?!IRQ|FIQ|Virtual IRQ|Virtual FIQ)"),
     # "riscv_cpu_do_interrupt: hart:0, async:0, cause:..03, ..." (not ecalls)
-    "riscv": re.compile(r"riscv_cpu_do_interrupt: .*async:0, cause:0*(?![89]\b)[0-9a-f]+,"),
+    "riscv": re.compile(r"async:0, cause:0*(?![89]\b)[0-9a-f]+,"),
     # "Raise exception at ... => PROGRAM (6) ..."
-    "powerpc": re.compile(r"Raise exception .*=> (PROGRAM|TRACE|DEBUG)"),
+    "powerpc": re.compile(r"=> (PROGRAM|TRACE|DEBUG)"),
 }
 
 
@@ -91,29 +105,42 @@ def split_segments(d):
     return out
 
 
-def parse_traps(path, arch):
-    """{kind: traps per call} of a trap log."""
-    trap = TRAP.get(arch)
-    out, cur = {}, None
+def strip_records(path, arch):
+    """The console text of a -d int log without QEMU's records, and for
+    each trap record its offset in that text."""
     with open(path, errors="replace") as f:
-        for raw in f:
-            m = TRAPS_BEGIN.search(raw)
-            if m:
-                cur, calls, n = m.group(1), int(m.group(2)), 0
-                continue
-            if cur is None:
-                continue
-            if TRAPS_END.search(raw):
-                out[cur] = n / calls if trap else None
-                cur = None
-            elif trap and trap.search(raw):
-                n += 1
-    return out
+        raw = f.read().replace("\r", "")
+    rec, trap = RECORD.get(arch), TRAP.get(arch)
+    if rec is None:
+        return raw, []
+    text, traps, pos = [], [], 0
+    length = 0
+    for m in rec.finditer(raw):
+        text.append(raw[pos:m.start()])
+        length += m.start() - pos
+        if trap.search(m.group(0)):
+            traps.append(length)
+        pos = m.end()
+    text.append(raw[pos:])
+    return "".join(text), traps
+
+
+def parse_traps(path, arch):
+    """{kind: traps per call} of a trap log, and its console text."""
+    text, traps = strip_records(path, arch)
+    out = {}
+    for m in TRAPS_BEGIN.finditer(text):
+        e = TRAPS_END.search(text, m.end())
+        if not e or e.group(1) != m.group(1):
+            continue
+        n = sum(1 for t in traps if m.end() <= t < e.start())
+        out[m.group(1)] = n / int(m.group(2)) if arch in TRAP else None
+    return out, text
 
 
 def is_trap_log(path):
     with open(path, errors="replace") as f:
-        return any(TRAPS_BEGIN.search(line) for line in f)
+        return "ws.bench=traps" in f.readline()
 
 
 def parse(path):
@@ -206,11 +233,17 @@ def main(argv):
         (trap_runs if is_trap_log(p) else runs).append(p)
     runs = [parse(p) for p in runs]
     for p in trap_runs:
-        t = parse(p)
+        h = results.parse(p)
+        traps, text = parse_traps(p, h["arch"])
+        # Console health on the text without QEMU's records.
+        with tempfile.NamedTemporaryFile("w", suffix=".log") as tmp:
+            tmp.write(text)
+            tmp.flush()
+            th = results.parse(tmp.name)
         for r in runs:
-            if r["variant"] == t["variant"]:
-                r["traps"] = parse_traps(p, t["arch"])
-                r["trap_health"] = t["health"]
+            if r["variant"] == h["variant"]:
+                r["traps"] = traps
+                r["trap_health"] = th
                 r["trap_log"] = p
     bad = []
     arch = runs[0]["arch"]

@@ -116,6 +116,7 @@ if [ -w $OPT ]; then
 	[ -z "$traps" ] && reg1000 register1000_opt
 else
 	out "kind=optimized skipped=no_optprobes"
+	[ -z "$traps" ] && out "kind=register1000_opt skipped=no_optprobes"
 fi
 out "kind=jprobe skipped=not_in_upstream_6.12"
 rmmod kprobes_bench || failed=$((failed + 1))
