@@ -30,6 +30,9 @@
 #ifdef CONFIG_X86
 #include <asm/trapnr.h>
 #endif
+#ifdef CONFIG_PPC
+#include <asm/code-patching.h>
+#endif
 
 #define KPK_CALLS	10
 
@@ -165,7 +168,10 @@ asm(".pushsection .text, \"ax\"\n"
 	".popsection\n");
 #endif
 
-/* The address a probe on @fn+0 lands on (past ENDBR, descriptors resolved). */
+/*
+ * The address a probe on @fn+0 lands on (past ENDBR, past the ELFv2 global
+ * entry, descriptors resolved).
+ */
 static unsigned long kpk_entry(void *fn)
 {
 	unsigned long a = (unsigned long)dereference_kernel_function_descriptor(fn);
@@ -173,6 +179,12 @@ static unsigned long kpk_entry(void *fn)
 #ifdef CONFIG_X86_KERNEL_IBT
 	if (is_endbr(*(u32 *)a))
 		a += ENDBR_INSN_SIZE;
+#endif
+#ifdef CONFIG_PPC64_ELF_ABI_V2
+	/* Past the TOC setup of the global entry, on the ftrace call if any. */
+	a = ppc_function_entry((void *)a);
+	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		a = ftrace_location_range(a, a + 12) ?: a;
 #endif
 	return a;
 }
