@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit test of the powerpc half of kprobes: each way a probed instruction
+ * is run (emulated, single-stepped out of line, displaced into the detour
+ * of an optimized probe), faults of a stepped copy fixed up by the
+ * exception table at the probed address, reentry into a stepped probe,
+ * prefixed and PC-relative instructions, redirection, and the instructions
+ * that must not be probed.  The probed functions are in
+ * kprobes_kunit_asm.S, so that we know their code.
+ */
+#include <kunit/test.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/vmalloc.h>
+#include <asm/cputable.h>
+#include <asm/reg.h>
+
+#include "kprobes_kunit.h"
+
+static int pre_hits, post_hits, fault_hits;
+static unsigned long pre_nip, post_nip;
+static bool redirect;
+
+static int count_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	pre_hits++;
+	pre_nip = regs->nip;
+	if (redirect) {
+		/* At a function entry: return 42 to its caller. */
+		regs->gpr[3] = 42;
+		instruction_pointer_set(regs, regs->link);
+		return 1;
+	}
+	return 0;
+}
+
+static void count_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	post_hits++;
+	post_nip = regs->nip;
+}
+
+static int count_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	fault_hits++;
+	return 0;	/* let the exception table fix it */
+}
+
+static void kpp_reset(void)
+{
+	pre_hits = 0;
+	post_hits = 0;
+	fault_hits = 0;
+	pre_nip = 0;
+	post_nip = 0;
+	redirect = false;
+}
+
+static void kpp_register(struct kunit *test, struct kprobe *kp,
+			 const void *addr, bool post)
+{
+	memset(kp, 0, sizeof(*kp));
+	kp->addr = (kprobe_opcode_t *)addr;
+	kp->pre_handler = count_pre;
+	kp->post_handler = post ? count_post : NULL;
+	kp->fault_handler = count_fault;
+	kpp_reset();
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+}
+
+/* register_kprobe() of a probe at @addr, unregistered at once. */
+static int kpp_try(const void *addr)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)addr,
+		.pre_handler = count_pre,
+	};
+	int ret = register_kprobe(&kp);
+
+	if (!ret)
+		unregister_kprobe(&kp);
+	return ret;
+}
+
+/* The site at @addr: how its instruction runs, and whether it has a slot. */
+static int kpp_kind(const void *addr, bool *slot)
+{
+	struct kprobe *site;
+	int kind = -1;
+
+	preempt_disable();
+	site = get_kprobe((void *)addr);
+	if (site) {
+		kind = site->ainsn.kind;
+		*slot = site->ainsn.slot;
+	}
+	preempt_enable();
+	return kind;
+}
+
+static u32 kpp_flags(const void *addr)
+{
+	struct kprobe *site;
+	u32 flags = 0;
+
+	preempt_disable();
+	site = get_kprobe((void *)addr);
+	if (site)
+		flags = READ_ONCE(site->flags);
+	preempt_enable();
+	return flags;
+}
+
+static bool kpp_has_prefixed(void)
+{
+	return cpu_has_feature(CPU_FTR_ARCH_31);
+}
+
+/* Branches and register-only instructions are emulated, without a slot. */
+static void test_emulated(struct kunit *test)
+{
+	unsigned long add = (unsigned long)kpp_add;
+	struct kprobe kp;
+	bool slot = true;
+
+	kpp_register(test, &kp, kpp_add, true);
+	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_EMULATE);
+	KUNIT_EXPECT_FALSE(test, slot);
+	KUNIT_EXPECT_EQ(test, kpp_add(1), 2);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	KUNIT_EXPECT_EQ(test, pre_nip, add);
+	KUNIT_EXPECT_EQ(test, post_nip, add + 4);
+	unregister_kprobe(&kp);
+
+	kpp_register(test, &kp, kpp_branch_beq, true);
+	KUNIT_EXPECT_EQ(test, kpp_branch(0), 0);
+	KUNIT_EXPECT_EQ(test, post_nip, (unsigned long)kpp_branch_blr);
+	KUNIT_EXPECT_EQ(test, kpp_branch(5), 15);
+	KUNIT_EXPECT_EQ(test, post_nip, (unsigned long)kpp_branch_beq + 4);
+	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, post_hits, 2);
+	unregister_kprobe(&kp);
+
+	/* bl: LR is the instruction after it; blr: back to the caller. */
+	kpp_register(test, &kp, kpp_call_bl, true);
+	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
+	KUNIT_EXPECT_EQ(test, post_nip, add);
+	unregister_kprobe(&kp);
+	kpp_register(test, &kp, kpp_call_blr, false);
+	KUNIT_EXPECT_EQ(test, kpp_call(2), 4);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	unregister_kprobe(&kp);
+
+	/* Stores to the stack, stdu r1 included (the store is deferred). */
+	kpp_register(test, &kp, kpp_call_std, true);
+	KUNIT_EXPECT_EQ(test, kpp_call(3), 5);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	unregister_kprobe(&kp);
+	kpp_register(test, &kp, kpp_call_stdu, true);
+	KUNIT_EXPECT_EQ(test, kpp_call(4), 6);
+	KUNIT_EXPECT_EQ(test, kpp_call(5), 7);
+	KUNIT_EXPECT_EQ(test, post_hits, 2);
+	unregister_kprobe(&kp);
+
+	/* Untouched once unregistered. */
+	kpp_reset();
+	KUNIT_EXPECT_EQ(test, kpp_add(1), 2);
+	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
+	KUNIT_EXPECT_EQ(test, pre_hits, 0);
+}
+
+/*
+ * What emulate_step() cannot do is single-stepped in a slot, interrupts
+ * masked in between; the probed context's interrupt state is back after.
+ */
+static void test_single_step(struct kunit *test)
+{
+	unsigned long pvr = (unsigned long)kpp_pvr;
+	unsigned long flags;
+	struct kprobe kp;
+	bool slot = false;
+
+	kpp_register(test, &kp, kpp_pvr, true);
+	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_STEP);
+	KUNIT_EXPECT_TRUE(test, slot);
+
+	KUNIT_ASSERT_FALSE(test, irqs_disabled());
+	KUNIT_EXPECT_EQ(test, kpp_pvr(), (long)mfspr(SPRN_PVR));
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	KUNIT_EXPECT_EQ(test, pre_nip, pvr);
+	KUNIT_EXPECT_EQ(test, post_nip, pvr + 4);
+
+	local_irq_save(flags);
+	KUNIT_EXPECT_EQ(test, kpp_pvr(), (long)mfspr(SPRN_PVR));
+	KUNIT_EXPECT_TRUE(test, irqs_disabled());
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, post_hits, 2);
+
+	/* No post handler: stepped all the same. */
+	unregister_kprobe(&kp);
+	kpp_register(test, &kp, kpp_pvr, false);
+	KUNIT_EXPECT_EQ(test, kpp_pvr(), (long)mfspr(SPRN_PVR));
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	unregister_kprobe(&kp);
+}
+
+/*
+ * A load that faults is not emulated but stepped; the fault of the copy is
+ * moved back to the probed address, where the exception table fixes it.
+ */
+static void test_fault_fixup(struct kunit *test)
+{
+	const long data = 4242;
+	const long *bad;
+	struct kprobe kp;
+	long *buf;
+
+	buf = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	bad = (const long *)((char *)buf + PAGE_SIZE);	/* the guard page */
+	KUNIT_EXPECT_EQ(test, kpp_load(bad), -EFAULT);
+
+	kpp_register(test, &kp, kpp_load, true);
+	KUNIT_EXPECT_EQ(test, kpp_load(&data), data);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpp_load(bad), -EFAULT);
+	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	KUNIT_EXPECT_EQ(test, fault_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpp_load(&data), data);
+	KUNIT_EXPECT_EQ(test, post_hits, 2);
+	unregister_kprobe(&kp);
+
+	kpp_register(test, &kp, kpp_load, false);
+	KUNIT_EXPECT_EQ(test, kpp_load(bad), -EFAULT);
+	KUNIT_EXPECT_EQ(test, kpp_load(&data), data);
+	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, fault_hits, 1);
+	unregister_kprobe(&kp);
+	vfree(buf);
+}
+
+static int call_pvr_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	pre_hits += 100;
+	kpp_pvr();
+	return 0;
+}
+
+/* A handler hits a probe that must be stepped: missed, stepped anyway. */
+static void test_reentry(struct kunit *test)
+{
+	struct kprobe outer = {
+		.addr = (kprobe_opcode_t *)kpp_add,
+		.pre_handler = call_pvr_pre,
+		.post_handler = count_post,
+	};
+	struct kprobe inner;
+
+	kpp_register(test, &inner, kpp_pvr, true);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+	KUNIT_EXPECT_EQ(test, kpp_add(1), 2);
+	KUNIT_EXPECT_EQ(test, kpp_add(2), 3);
+	KUNIT_EXPECT_EQ(test, pre_hits, 200);
+	KUNIT_EXPECT_EQ(test, post_hits, 2);	/* the outer one's */
+	KUNIT_EXPECT_EQ(test, inner.nmissed, 2);
+	KUNIT_EXPECT_EQ(test, outer.nmissed, 0);
+
+	/* Called directly, the inner probe hits and misses nothing more. */
+	KUNIT_EXPECT_EQ(test, kpp_pvr(), (long)mfspr(SPRN_PVR));
+	KUNIT_EXPECT_EQ(test, pre_hits, 201);
+	KUNIT_EXPECT_EQ(test, post_hits, 3);
+	KUNIT_EXPECT_EQ(test, inner.nmissed, 2);
+	unregister_kprobe(&outer);
+	unregister_kprobe(&inner);
+}
+
+/* ISA 3.1: probes on the prefix, never on the suffix; PC-relative ones. */
+static void test_prefixed(struct kunit *test)
+{
+	unsigned long pre = (unsigned long)kpp_prefixed;
+	struct kprobe kp;
+
+	KUNIT_EXPECT_EQ(test, kpp_try((void *)pre + 2), -EILSEQ);
+	if (!kpp_has_prefixed())
+		kunit_skip(test, "no prefixed instructions on this CPU");
+
+	KUNIT_EXPECT_EQ(test, kpp_try((void *)pre + 4), -EILSEQ);
+	kpp_register(test, &kp, kpp_prefixed, true);
+	KUNIT_EXPECT_EQ(test, kpp_prefixed(5), 1005);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, post_nip, pre + 8);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpp_prefixed(5), 1005);
+
+	/* pla computes the address of the probed instruction, not a copy's. */
+	kpp_register(test, &kp, kpp_pcrel, true);
+	KUNIT_EXPECT_EQ(test, kpp_pcrel(), (long)kpp_pcrel);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	unregister_kprobe(&kp);
+}
+
+/* Instructions that cannot be run but where they are, and no instruction. */
+static void test_refused(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < KPP_REFUSED_WORDS - 1; i++)
+		KUNIT_EXPECT_EQ_MSG(test, kpp_try(&kpp_refused[i]), -EINVAL,
+				    "word %d: %08x", i, kpp_refused[i]);
+	KUNIT_EXPECT_EQ(test, kpp_try(&kpp_refused[KPP_REFUSED_WORDS - 1]), 0);
+	KUNIT_EXPECT_EQ(test, kpp_try((void *)kpp_add + 1), -EILSEQ);
+}
+
+#ifdef CONFIG_OPTPROBES
+/*
+ * Register a probe without post handler at @addr, and let it optimize.  A
+ * module is out of branch range of the detours in the kernel text.
+ */
+static void kpp_register_opt(struct kunit *test, struct kprobe *kp,
+			     const void *addr, bool optimizable)
+{
+	optimizable &= core_kernel_text((unsigned long)addr);
+	kpp_register(test, kp, addr, false);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ_MSG(test, !!(kpp_flags(addr) & KPROBE_FLAG_OPTIMIZED),
+			    optimizable, "%pS", addr);
+}
+
+static int call_add_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	kpp_add(0);
+	return 0;
+}
+
+/* The probed instruction runs displaced in the detour. */
+static void test_optimized(struct kunit *test)
+{
+	struct kprobe kp, outer;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
+
+	kpp_register_opt(test, &kp, kpp_add, true);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, kpp_add(i), i + 1);
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, pre_nip, (unsigned long)kpp_add);
+
+	/* A redirection leaves the detour through its exit trap. */
+	redirect = true;
+	KUNIT_EXPECT_EQ(test, kpp_add(1), 42);
+	redirect = false;
+	KUNIT_EXPECT_EQ(test, kpp_add(1), 2);
+	KUNIT_EXPECT_EQ(test, pre_hits, 5);
+
+	/* Hit from a handler: missed, the instruction still runs. */
+	memset(&outer, 0, sizeof(outer));
+	outer.addr = (kprobe_opcode_t *)kpp_call_bl;
+	outer.pre_handler = call_add_pre;
+	outer.post_handler = count_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, pre_hits, 6);	/* the call of kpp_call */
+	unregister_kprobe(&outer);
+	unregister_kprobe(&kp);
+
+	/* Stores to the stack and to the red zone below it. */
+	kpp_register_opt(test, &kp, kpp_call_std, true);
+	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
+	unregister_kprobe(&kp);
+	kpp_register_opt(test, &kp, kpp_call_stdu, true);
+	KUNIT_EXPECT_EQ(test, kpp_call(2), 4);
+	unregister_kprobe(&kp);
+	kpp_register_opt(test, &kp, kpp_redzone_li, true);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, kpp_redzone(i), i + 2);
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+	unregister_kprobe(&kp);
+
+	if (kpp_has_prefixed()) {
+		kpp_register_opt(test, &kp, kpp_prefixed, true);
+		KUNIT_EXPECT_EQ(test, kpp_prefixed(7), 1007);
+		KUNIT_EXPECT_EQ(test, pre_hits, 1);
+		unregister_kprobe(&kp);
+		kpp_register_opt(test, &kp, kpp_pcrel, false);
+		KUNIT_EXPECT_EQ(test, kpp_pcrel(), (long)kpp_pcrel);
+		unregister_kprobe(&kp);
+	}
+
+	/* Not relocatable, or with an exception table entry: trap kept. */
+	kpp_register_opt(test, &kp, kpp_branch_beq, false);
+	KUNIT_EXPECT_EQ(test, kpp_branch(1), 11);
+	unregister_kprobe(&kp);
+	kpp_register_opt(test, &kp, kpp_call_bl, false);
+	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
+	unregister_kprobe(&kp);
+	kpp_register_opt(test, &kp, kpp_load, false);
+	KUNIT_EXPECT_EQ(test, kpp_load((const long *)&kp.nmissed), 0);
+	unregister_kprobe(&kp);
+}
+#endif /* CONFIG_OPTPROBES */
+
+static struct kunit_case powerpc_kprobes_cases[] = {
+	KUNIT_CASE(test_emulated),
+	KUNIT_CASE(test_single_step),
+	KUNIT_CASE(test_fault_fixup),
+	KUNIT_CASE(test_reentry),
+	KUNIT_CASE(test_prefixed),
+	KUNIT_CASE(test_refused),
+#ifdef CONFIG_OPTPROBES
+	KUNIT_CASE(test_optimized),
+#endif
+	{}
+};
+
+static struct kunit_suite powerpc_kprobes_suite = {
+	.name = "powerpc_kprobes",
+	.test_cases = powerpc_kprobes_cases,
+};
+
+kunit_test_suite(powerpc_kprobes_suite);
+
+MODULE_DESCRIPTION("KUnit test of the powerpc half of kprobes");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The functions the powerpc kprobes KUnit test probes (kprobes_kunit.c),
+ * in assembly so that the test knows each probed instruction.  The
+ * kpp_*_<insn> labels are the probed instructions.
+ */
+#include <asm/ppc_asm.h>
+#include <asm/extable.h>
+
+	.text
+
+/* long kpp_add(long x): x + 1 */
+_GLOBAL(kpp_add)
+	addi	r3, r3, 1
+	blr
+
+/* long kpp_branch(long x): x ? x + 10 : 0 */
+_GLOBAL(kpp_branch)
+	cmpdi	r3, 0
+	.globl	kpp_branch_beq
+kpp_branch_beq:
+	beq	1f
+	addi	r3, r3, 10
+	.globl	kpp_branch_blr
+kpp_branch_blr:
+1:	blr
+
+/* long kpp_call(long x): kpp_add(x) + 1, in a stack frame */
+_GLOBAL(kpp_call)
+	mflr	r0
+	.globl	kpp_call_std
+kpp_call_std:
+	std	r0, 16(r1)
+	.globl	kpp_call_stdu
+kpp_call_stdu:
+	stdu	r1, -32(r1)
+	.globl	kpp_call_bl
+kpp_call_bl:
+	bl	kpp_add
+	addi	r3, r3, 1
+	addi	r1, r1, 32
+	ld	r0, 16(r1)
+	mtlr	r0
+	.globl	kpp_call_blr
+kpp_call_blr:
+	blr
+
+/* long kpp_redzone(long x): x + 2, kept meanwhile below the stack pointer */
+_GLOBAL(kpp_redzone)
+	std	r3, -8(r1)
+	.globl	kpp_redzone_li
+kpp_redzone_li:
+	li	r3, 0
+	ld	r3, -8(r1)
+	addi	r3, r3, 2
+	blr
+
+/* long kpp_pvr(void): the PVR, which emulate_step() does not read */
+_GLOBAL(kpp_pvr)
+	mfspr	r3, 287		/* SPRN_PVR */
+	blr
+
+/* long kpp_load(const long *p): *p, or -EFAULT (-14) if it faults */
+_GLOBAL(kpp_load)
+1:	ld	r3, 0(r3)
+	blr
+2:	li	r3, -14
+	blr
+	EX_TABLE(1b, 2b)
+
+/* long kpp_prefixed(long x): x + 1000, with a prefixed instruction */
+	.balign	8
+_GLOBAL(kpp_prefixed)
+	.long	0x06000000	/* paddi r3, r3, 1000 */
+	.long	0x386303e8
+	blr
+
+/* long kpp_pcrel(void): its own address, with a PC-relative pla */
+	.balign	8
+_GLOBAL(kpp_pcrel)
+	.long	0x06100000	/* pla r3, 0 */
+	.long	0x38600000
+	blr
+
+/* Instructions that must not be probed, never executed. */
+_GLOBAL(kpp_refused)
+	.long	0x7c600164	/* mtmsrd r3 */
+	.long	0x7c602028	/* lwarx r3, 0, r4 */
+	.long	0x7c60212d	/* stwcx. r3, 0, r4 */
+	.long	0x7c6020a8	/* ldarx r3, 0, r4 */
+	.long	0x7c6021ad	/* stdcx. r3, 0, r4 */
+	.long	0x44000002	/* sc */
+	.long	0x7fe00008	/* trap */
+	.long	0x0c830000	/* twi 4, r3, 0 */
+	.long	0x4c000024	/* rfid */
+	.long	0x4c000224	/* hrfid */
+	.long	0x7c7a03a6	/* mtspr SRR0, r3 */
+	.long	0x7c7d03a6	/* mtspr AMR, r3 */
+	.long	0x7c7043a6	/* mtspr SPRG0, r3 */
+	.long	0x4c0002e4	/* stop */
+	.long	0x00000000	/* not an instruction */
+	.long	0x7c6803a6	/* mtlr r3: this one may be probed */
+	blr
