@@ -25,7 +25,8 @@ cat "${frags[@]}" > "$build/ws-fragment.config.new"
 if ! cmp -s "$build/ws-fragment.config.new" "$build/ws-fragment.config" || [ ! -f "$build/.config" ]; then
 	mv "$build/ws-fragment.config.new" "$build/ws-fragment.config"
 	ws_log "configuring $VARIANT/$WS_ARCH (allnoconfig + ${frags[*]##*/})"
-	ws_kmake "$WS_ARCH" KCONFIG_ALLCONFIG="$build/ws-fragment.config" allnoconfig >/dev/null
+	ws_kmake "$WS_ARCH" KCONFIG_ALLCONFIG="$build/ws-fragment.config" allnoconfig >/dev/null ||
+		{ rm -f "$build/ws-fragment.config"; ws_die "configuring $VARIANT/$WS_ARCH failed"; }
 else
 	rm -f "$build/ws-fragment.config.new"
 	ws_kmake "$WS_ARCH" olddefconfig >/dev/null
@@ -52,7 +53,10 @@ while IFS= read -r line; do
 		fi ;;
 	esac
 done <<< "$final"
-[ $bad = 0 ] || ws_die "configuration of $VARIANT/$WS_ARCH dropped requested options"
+# Forget the fragment on failure, so that the next run configures from scratch
+# instead of carrying the bad .config forward with olddefconfig.
+[ $bad = 0 ] || { rm -f "$build/ws-fragment.config"
+		  ws_die "configuration of $VARIANT/$WS_ARCH dropped requested options"; }
 
 ws_log "building $VARIANT/$WS_ARCH (base $(ws_base_version))"
 log="$build/ws-build.log"
