@@ -285,18 +285,13 @@ void free_optinsn_slot(kprobe_opcode_t *slot, int dirty)
 static bool in_cache(struct kprobe_insn_cache *c, unsigned long addr)
 {
 	struct kprobe_insn_page *kip;
-	bool ret = false;
 
-	rcu_read_lock();
-	list_for_each_entry_rcu(kip, &c->pages, list) {
-		if (addr >= (unsigned long)kip->insns &&
-		    addr < (unsigned long)kip->insns + PAGE_SIZE) {
-			ret = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return ret;
+	guard(rcu)();
+	/* Below the page, the unsigned difference wraps and fails the test too. */
+	list_for_each_entry_rcu(kip, &c->pages, list)
+		if (addr - (unsigned long)kip->insns < PAGE_SIZE)
+			return true;
+	return false;
 }
 
 /**
