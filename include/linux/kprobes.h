@@ -176,6 +176,13 @@ struct kretprobe {
 #define KRETPROBE_MAX_DATA_SIZE		\
 	(OBJPOOL_OBJECT_SIZE_MAX - sizeof(struct kretprobe_instance))
 
+/**
+ * struct kretprobe_holder - the instance pool of a kretprobe
+ * @rp: the kretprobe, or NULL once it has been unregistered
+ * @pool: the preallocated instances
+ *
+ * Freed with the last instance, which may be after the kretprobe itself.
+ */
 struct kretprobe_holder {
 	struct kretprobe __rcu *rp;
 	struct objpool_head pool;

@@ -832,7 +832,10 @@ static bool kprobe_user_flags_ok(struct kprobe *p)
  * address that cannot be probed, -ENOENT for an unknown symbol or a module
  * going away, -EILSEQ for an offset outside the function or not on an
  * instruction boundary, -EBUSY for text owned by jump labels or static calls,
- * -ENOMEM.
+ * -ENOMEM; -EAGAIN before kprobes are initialized; -ENODEV on an ftrace site
+ * once ftrace is dead, or the error of arming through ftrace; what the arch
+ * returns (x86: -EOPNOTSUPP, -ERANGE; -EFAULT).  See
+ * Documentation/trace/kprobes.rst.
  */
 int register_kprobe(struct kprobe *p)
 {
