@@ -270,6 +270,8 @@ int kprobe_fixup_riprel(struct insn *insn, u8 *copy, unsigned long orig,
  * @target: destination of a jmp/call rel32
  *
  * A jump to such a thunk is an indirect jump in disguise.
+ *
+ * Return: true if @target is in one of the thunk arrays.
  */
 bool kprobe_is_indirect_thunk(unsigned long target)
 {
