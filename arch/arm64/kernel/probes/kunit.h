@@ -12,6 +12,7 @@
  * struct kpa_site - a probed instruction of kunit_asm.S
  * @fn: the function
  * @off: the offset of the instruction in it
+ * @pad: padding, to match the 16-byte entries of kunit_asm.S
  */
 struct kpa_site {
 	void *fn;
