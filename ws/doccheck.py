@@ -258,6 +258,11 @@ class Corpus:
         _, self.removes = manifest()
         self.ours = {}
         for rel in our_files():
+            # Code only: never the doc itself, nor any other text.
+            name = os.path.basename(rel)
+            if not (rel.endswith((".c", ".h", ".S")) or
+                    name.startswith(("Kconfig", "Makefile", "Kbuild"))):
+                continue
             with open(os.path.join(REPO, rel), errors="replace") as f:
                 self.ours[rel] = f.read()
         for patch in sorted(glob.glob(os.path.join(REPO, "patches/*.patch"))):
