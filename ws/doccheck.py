@@ -11,7 +11,8 @@ it names exists.
         output too; the C domain directives and roles parse their content.
 --xref  extract every ``inline literal`` of DOC and look it up: functions,
         structs and their members, CONFIG_ and other macros, debugfs and
-        sysctl files, errnos, debugfs tokens, paths, make targets.  Ours is
+        sysctl files, errnos, debugfs tokens, paths, make targets; and the
+        functions and structs that its C literal blocks use.  Ours is
         looked up in the repo (the MANIFEST add files and the added lines
         of patches/), the rest of the kernel in the base tree minus the
         files MANIFEST removes (never upstream's kprobes).
@@ -52,6 +53,8 @@ VALUES = {
 # reported as pending, not as errors.  Remove an entry once it is merged.
 PENDING = {
     "MAX_STACK_SIZE": "jprobes branch (asm/kprobes.h, kernel/kprobes/jprobes.c)",
+    "enable_jprobe()": "jprobes branch (include/linux/kprobes.h)",
+    "disable_jprobe()": "jprobes branch (include/linux/kprobes.h)",
 }
 
 # Variable names of the doc, for member checks (kp.addr, ri->data).
@@ -222,7 +225,7 @@ class _Collect:
 # ---------------------------------------------------------------------------
 
 def doc_literals(doc):
-    """Inline literals of the doc, outside literal blocks."""
+    """Inline literals of the doc, and the names of its C literal blocks."""
     import docutils.core
     from docutils import nodes
     from docutils.parsers.rst import Directive, directives, roles
@@ -247,7 +250,32 @@ def doc_literals(doc):
         t = n.astext()
         if t not in seen:
             seen.append(t)
-    return seen
+    code = []
+    for n in tree.traverse(nodes.literal_block):
+        for t in code_names(n.astext()):
+            if t not in code:
+                code.append(t)
+    return seen, code
+
+
+C_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "typeof"}
+
+
+def code_names(text):
+    """Functions called or declared, and structs, in a C literal block; not
+    what the block defines itself (static functions and variables)."""
+    text = re.sub(r'"(\\.|[^"\\])*"', '""', text)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    local = set(re.findall(r"^\s*static\b[^;=(]*?\b(\w+)\s*\(", text, re.M))
+    local |= set(re.findall(r"^\s*static\s+struct\s+\w+\s+(\w+)\s*=",
+                            text, re.M))
+    names = []
+    for m in re.finditer(r"\bstruct\s+(\w+)|\b([A-Za-z_]\w*)\s*\(", text):
+        if m.group(1):
+            names.append("struct " + m.group(1))
+        elif m.group(2) not in C_KEYWORDS and m.group(2) not in local:
+            names.append(m.group(2) + "()")
+    return names
 
 
 class Corpus:
@@ -403,8 +431,14 @@ def check_xref(doc, base, verbose):
     bad = 0
     counts = {}
     pending = 0
-    for lit in doc_literals(doc):
+    literals, code = doc_literals(doc)
+    for lit in literals + code:
         kind, where = check_one(c, lit)
+        if lit in code and lit not in literals:
+            if not where and lit.endswith("()"):
+                # A handler prototype: its name is a struct member.
+                kind, where = check_one(c, lit[:-2])
+            kind = "code " + kind
         counts[kind] = counts.get(kind, 0) + 1
         if not where and lit in PENDING:
             pending += 1
@@ -422,7 +456,7 @@ def check_xref(doc, base, verbose):
     status = "%d not found" % bad if bad else "all found"
     if pending:
         status += ", %d pending" % pending
-    print("xref: %d literals (%s): %s" % (total, summary, status))
+    print("xref: %d names (%s): %s" % (total, summary, status))
     return not bad
 
 
