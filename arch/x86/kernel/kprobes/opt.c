@@ -43,6 +43,7 @@
 #include <linux/static_call.h>
 #include <linux/preempt.h>
 #include <linux/list.h>
+#include <linux/memory.h>
 
 #include <asm/text-patching.h>
 #include <asm/insn.h>
@@ -313,11 +314,21 @@ static int opt_collect_displaced(unsigned long addr, unsigned long end,
 static bool opt_text_reserved(unsigned long addr, int size)
 {
 	void *start = (void *)addr, *last = (void *)(addr + size - 1);
+	bool ret;
 
-	return jump_label_text_reserved(start, last) ||
-	       static_call_text_reserved(start, last) ||
-	       ftrace_text_reserved(start, last) ||
-	       alternatives_text_reserved(start, last);
+	if (jump_label_text_reserved(start, last) ||
+	    static_call_text_reserved(start, last) ||
+	    ftrace_text_reserved(start, last))
+		return true;
+	/*
+	 * The alternatives' module list is protected by text_mutex, which the
+	 * core does not hold here (it nests inside the jump label and static
+	 * call locks, so it is taken for this check only).
+	 */
+	mutex_lock(&text_mutex);
+	ret = alternatives_text_reserved(start, last);
+	mutex_unlock(&text_mutex);
+	return ret;
 }
 
 static bool opt_rel32_ok(unsigned long from_next, unsigned long to)
