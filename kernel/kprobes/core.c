@@ -183,7 +183,7 @@ void kprobes_inc_nmissed_count(struct kprobe *site)
 
 	list_for_each_entry_rcu(p, &site->list, list) {
 		if (!kprobe_disabled(p))
-			p->nmissed++;
+			kprobe_count_missed(&p->nmissed);
 	}
 }
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);

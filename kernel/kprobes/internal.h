@@ -76,6 +76,20 @@ static inline struct kprobe_site *to_site(struct kprobe *p)
 #endif
 }
 
+/*
+ * Count a missed hit in the nmissed of a struct kprobe or struct kretprobe.
+ * Misses happen on several CPUs at once (and in NMI context on some
+ * arches): a lock-free atomic increment keeps the count exact.
+ */
+#define kprobe_count_missed(counter)					\
+	do {								\
+		typeof(counter) __cnt = (counter);			\
+		typeof(*__cnt) __old = READ_ONCE(*__cnt);		\
+									\
+		while (!try_cmpxchg(__cnt, &__old, __old + 1))		\
+			;						\
+	} while (0)
+
 /* core.c */
 extern struct hlist_head kprobe_table[];
 #define KPROBE_HASH_BITS	8

@@ -74,7 +74,7 @@ int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 
 	ri = objpool_pop(&rph->pool);
 	if (unlikely(!ri)) {
-		rp->nmissed++;
+		kprobe_count_missed(&rp->nmissed);
 		return 0;
 	}
 
@@ -212,7 +212,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 			if (run)
 				rp->handler(ri, regs);
 			else
-				rp->nmissed++;
+				kprobe_count_missed(&rp->nmissed);
 		}
 		if (node == last)
 			break;
