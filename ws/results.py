@@ -9,8 +9,9 @@ For each log it counts
     "# suite: pass:N fail:N skip:N total:N" lines;
   - the guest's selftests: kselftest TAP lines prefixed "ws-tap: " (leaves of
     nested TAP count, their parents do not);
-  - console health: BUG, WARNING, Oops, panic, KASAN, UBSAN, lockdep, RCU,
-    kmemleak, hung task, stall, stray "Call Trace:" lines;
+  - console health: BUG, WARNING, Oops, panic, KASAN, UBSAN, KFENCE,
+    lockdep, RCU, debug objects, list corruption, kmemleak, hung task, stall,
+    stray "Call Trace:" lines;
   - whether the guest finished (WS-GUEST-DONE) in time.
 Prints a table, one row a log, then the failures, then the line
 "N passed, N failed, N skipped"; with --json, a JSON list instead.
@@ -27,9 +28,13 @@ STATS = re.compile(r"^(\s*)# (\S+): pass:(\d+) fail:(\d+) skip:(\d+) total:(\d+)
 SUBTEST = re.compile(r"^(\s*)# Subtest: (\S+)")
 GUEST_TAP = re.compile(r"ws-tap: (.*)$")
 HEALTH = re.compile(
-    r"BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking"
-    r"|inconsistent lock state|suspicious RCU usage|unreferenced object|cut here"
+    r"BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|KFENCE|possible circular locking"
+    r"|possible recursive locking|inconsistent lock state|suspicious RCU usage"
+    r"|DEBUG_LOCKS_WARN_ON|lock held when returning to user space|ODEBUG:"
+    r"|list_(add|del) corruption|kernel BUG at|Unable to handle kernel"
+    r"|unreferenced object|suspected memory leaks?|leak detector disabled|cut here"
     r"|RCU stall|rcu_\w+ (self-)?detected stall|detected stalls? on CPU"
+    r"|page allocation failure"
     r"|hung_task|blocked for more than \d+ seconds|Call Trace:")
 # Context in which a stack trace is expected: fault injection's report, and
 # what a guest script brackets with WS-EXPECT-BEGIN / WS-EXPECT-END.
@@ -118,6 +123,11 @@ def parse(path):
         r["selftests"][st] += 1
         if st == "fail":
             r["failures"].append(f"selftest: not ok {name}")
+    # A kernel flavour (WS_FLAVOUR) builds in VARIANT-ARCH-FLAVOUR.
+    bdir = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    prefix = f"{r['variant']}-{r['arch']}-"
+    if bdir.startswith(prefix):
+        r["arch"] += f" ({bdir[len(prefix):]})"
     verdict(r)
     return r
 
