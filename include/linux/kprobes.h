@@ -565,6 +565,9 @@ bool arch_jprobe_return(struct pt_regs *regs);
  * 3. Without CONFIG_KPROBES
  * ---------------------------------------------------------------------------
  */
+/* asm/kprobes.h defines it with CONFIG_KPROBES only. */
+typedef u8 kprobe_opcode_t;
+
 struct kprobe {
 	kprobe_opcode_t *addr;
 	const char *symbol_name;
@@ -675,6 +678,11 @@ static inline bool is_kretprobe_trampoline(unsigned long addr)
 static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 						    void *fp,
 						    struct llist_node **cur)
+{
+	return 0;
+}
+
+static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
 	return 0;
 }
