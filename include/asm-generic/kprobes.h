@@ -9,19 +9,23 @@
  * section.  kprobes reads that section (of vmlinux at boot, of a module when it
  * is loaded) and refuses probes anywhere inside the function.  Taking the
  * address also keeps @fn out of line, so that there is a function to refuse.
- * The macro ends its own declaration: a dozen callers in the tree write it
- * without a semicolon.
+ *
+ * A dozen callers in the tree write NOKPROBE_SYMBOL(fn) without a semicolon,
+ * the others with one: the macro ends with an empty inline function, a
+ * complete definition after which the caller's ';' is an empty declaration.
  */
 # define __NOKPROBE_SYMBOL(fname)					\
 	static unsigned long __used __section("_kprobe_blacklist")	\
-	__nokprobe_##fname = (unsigned long)(fname);
+	__nokprobe_##fname = (unsigned long)(fname);			\
+	static inline void __nokprobe_end_##fname(void) { }
 /* Code placed in .kprobes.text is never probed. */
 # define __kprobes	__section(".kprobes.text")
 /* Inlined so that the caller's blacklisting covers it too. */
 # define nokprobe_inline	__always_inline
 #else
-/* A harmless declaration, valid with or without the caller's ';'. */
-# define __NOKPROBE_SYMBOL(fname)	struct __nokprobe_unused_##fname;
+/* Nothing to record; valid with or without the caller's ';', as above. */
+# define __NOKPROBE_SYMBOL(fname)					\
+	static inline void __nokprobe_end_##fname(void) { }
 # define __kprobes
 # define nokprobe_inline	inline
 #endif
