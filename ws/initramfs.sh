@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build the guest's initramfs: busybox, /init, the guest scripts, the kernel's
-# modules, the selftests of the series and the user's EXTRA files.
+# modules, the selftests of the series (scripts, modules, static programs) and
+# the user's EXTRA files.
 # Prints the path of the (uncompressed newc) cpio.
 #
 # usage: ws/initramfs.sh ARCH MODE [extra files...]
@@ -34,14 +35,28 @@ put() {		# put SRC DST [MODE]
 
 # Out-of-tree modules of the selftests: the hook for tools/testing/selftests/kprobes.
 # A Kbuild file there is built against this kernel; its *.ko go to /ws/selftests.
+# Built in a directory of this run's own (other runs may build for the same
+# kernel at the same time), removed at the end.
 selftests="$WS_REPO/tools/testing/selftests/kprobes"
-st_build="$build/ws-selftests"
-rm -rf "$st_build"
+st_build=$(mktemp -d "$build/ws-selftests.XXXXXX")
+trap 'rm -rf "$st_build"' EXIT
 if [ "$mode" = check ] && [ -f "$selftests/Kbuild" ]; then
-	mkdir -p "$st_build"
 	cp -r "$selftests/." "$st_build/"
 	ws_log "building the selftests' modules"
 	ws_kmake "$WS_ARCH" M="$st_build" modules >&2
+fi
+# Its C programs (a .c with a main()) are built static for the guest, with
+# the arch's cross compiler; they land next to the scripts too.
+st_progs=()
+if [ "$mode" = check ] && [ -d "$selftests" ]; then
+	for c in "$selftests"/*.c; do
+		[ -f "$c" ] && grep -q '^int main(' "$c" || continue
+		prog="$st_build/$(basename "$c" .c)"
+		ws_log "building ${c#"$WS_REPO"/} for $WS_ARCH"
+		"$GNU_TRIPLE-gcc" -static -O2 -Wall -Werror -o "$prog" "$c" >&2 ||
+			ws_die "cannot build $c"
+		st_progs+=("$prog")
+	done
 fi
 
 {
@@ -52,11 +67,11 @@ fi
 	put "$WS_REPO/ws/guest/init" /init 0755
 	for f in "$WS_REPO"/ws/guest/*.sh; do put "$f" "/ws/${f##*/}" 0755; done
 	# The kernel's modules (samples/kprobes/*.ko, ...), flat.
-	find "$build" -path "$st_build" -prune -o -name '*.ko' -print | sort |
+	find "$build" -path "$build/ws-selftests*" -prune -o -name '*.ko' -print | sort |
 		while read -r ko; do put "$ko" "/lib/ws-modules/${ko##*/}"; done
 	if [ "$mode" = check ] && [ -d "$selftests" ]; then
 		mkdir_p /ws/selftests
-		for f in "$selftests"/*.sh "$st_build"/*.ko; do
+		for f in "$selftests"/*.sh "$st_build"/*.ko "${st_progs[@]}"; do
 			if [ -f "$f" ]; then put "$f" "/ws/selftests/${f##*/}" 0755; fi
 		done
 	fi
