@@ -115,7 +115,7 @@ for p in "${patches[@]}"; do
 		[ "$e" = 0 ] && [ "$w" = 0 ] || fail=1
 	fi
 
-	builds=skipped secs=- miss=-
+	builds=skipped secs=- miss=- warn=-
 	if [ "$do_build" = 1 ] && [ "$applies" = yes ]; then
 		ws_log "step $i/${#patches[@]}: building $subj"
 		t0=$SECONDS
@@ -133,9 +133,10 @@ for p in "${patches[@]}"; do
 		fi
 		secs=$((SECONDS - t0))
 		miss=$(missing_opts)
+		warn=$(grep -c "warning:" "$logs/$name.build" || true)
 	fi
-	rows+=("$(printf '%-3s %-60.60s %-7s %-7s %5s %8s %-9s %s' "$i" "$subj" "$applies" "$builds" \
-		"$secs" "$miss" "$e/$w/$c" "$maint")")
+	rows+=("$(printf '%-3s %-56.56s %-7s %-7s %5s %4s %8s %-9s %s' "$i" "$subj" "$applies" \
+		"$builds" "$secs" "$warn" "$miss" "$e/$w/$c" "$maint")")
 	ws_log "step $i: applies $applies, builds $builds (${secs}s), checkpatch $e/$w/$c"
 done
 
@@ -160,9 +161,11 @@ fi
 
 echo
 echo "series-check, x86_64 builds (base $(ws_base_version)), patches in $out"
-printf '%-3s %-60s %-7s %-7s %5s %8s %-9s %s\n' "#" "patch" "applies" "builds" "secs" "opts-off" "e/w/c" "maint"
+printf '%-3s %-56s %-7s %-7s %5s %4s %8s %-9s %s\n' "#" "patch" "applies" "builds" "secs" "warn" "opts-off" \
+	"e/w/c" "maint"
 for r in "${rows[@]}"; do echo "$r"; done
 echo
+echo "warn: compiler warnings of the step's build (in its log);"
 echo "e/w/c: checkpatch.pl --strict errors/warnings/checks; maint: the files the patch adds or"
 echo "deletes are covered by MAINTAINERS (checkpatch's FILE_PATH_CHANGES question, answered: not"
 echo "counted in w; $tot_fpc such); opts-off: options of the workshop config not (yet) set after the"
