@@ -21,10 +21,18 @@ mkdir -p "$logdir"
 log="$logdir/$mode-$(date +%Y%m%d-%H%M%S).log"
 ln -sfn "${log##*/}" "$logdir/latest-$mode.log"
 
+# The check mode boots with kprobe events defined on the command line: see
+# tools/testing/selftests/kprobes/kprobe_boot_events.sh.
+append=${WS_APPEND:-}
+if [ "$mode" = check ]; then
+	# shellcheck disable=SC2016
+	append="kprobe_event=p:kpboot/falloc,vfs_fallocate,mode=\$arg2:s32,len=\$arg4:s64;r:kpboot/falloc_ret,vfs_fallocate,ret=\$retval:s32${append:+ $append}"
+fi
+
 # shellcheck disable=SC2206
 cmd=("${QEMU[@]}" ${WS_QEMU_ARGS:-} -smp "$QEMU_SMP" -m 1G -nographic -no-reboot
      -kernel "$image" -initrd "$initrd"
-     -append "console=$CONSOLE panic=-1 ws.mode=$mode ws.variant=$VARIANT${WS_APPEND:+ $WS_APPEND}")
+     -append "console=$CONSOLE panic=-1 ws.mode=$mode ws.variant=$VARIANT${append:+ $append}")
 limit=${WS_TIMEOUT:-$WS_BOOT_TIMEOUT}
 echo "WS-HOST: $VARIANT/$WS_ARCH base $(ws_base_version) limit ${limit}s: ${cmd[*]}" > "$log"
 ws_log "booting $VARIANT/$WS_ARCH ($mode), console log: $log"
