@@ -347,6 +347,43 @@ def main():
         subprocess.run(["git", "commit", "-q", "--no-verify", "-F", "-"], cwd=scratch,
                        env=env, input=msg, text=True, check=True)
 
+    # The series must end where MANIFEST does: every file it touches as
+    # assemble.py would make it (base, minus removals, plus the repo's files,
+    # plus MANIFEST's patches in MANIFEST order).
+    expect = os.path.join(cache, "series", "expect")
+    if os.path.exists(expect):
+        shutil.rmtree(expect)
+    os.makedirs(expect)
+    for t in touched:
+        if os.path.isfile(os.path.join(base, t)):
+            os.makedirs(os.path.dirname(os.path.join(expect, t)), exist_ok=True)
+            shutil.copyfile(os.path.join(base, t), os.path.join(expect, t))
+    for t in removed:
+        if os.path.exists(os.path.join(expect, t)):
+            os.unlink(os.path.join(expect, t))
+    for t in added:
+        os.makedirs(os.path.dirname(os.path.join(expect, t)), exist_ok=True)
+        shutil.copyfile(os.path.join(REPO, t), os.path.join(expect, t))
+    for mp in mpatches:
+        r = subprocess.run(["patch", "-p1", "-s", "-F0", "--no-backup-if-mismatch", "-d", expect,
+                            "-i", os.path.join(REPO, mp)], capture_output=True, text=True)
+        if r.returncode:
+            die(f"MANIFEST's {mp} does not apply:\n{r.stdout}{r.stderr}")
+    bad = []
+    for t in sorted(touched):
+        x, y = os.path.join(scratch, t), os.path.join(expect, t)
+        if os.path.exists(x) != os.path.exists(y) or \
+                (os.path.exists(x) and not filecmp.cmp(x, y, shallow=False)):
+            d = subprocess.run(["diff", "-u", "--label", "series", "--label", "MANIFEST",
+                                x if os.path.exists(x) else "/dev/null",
+                                y if os.path.exists(y) else "/dev/null"],
+                               capture_output=True, text=True).stdout
+            bad.append(f"{t}:\n" + "\n".join(d.splitlines()[:30]))
+    if bad:
+        die("after the last patch, these files are not what MANIFEST makes them (a "
+            "fragment of series/frag/ or an 'add ... without' line is stale?):\n"
+            + "\n".join(bad))
+
     if a.ref:
         bad = []
         for t in sorted(touched):
