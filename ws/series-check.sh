@@ -8,7 +8,7 @@
 # on allnoconfig, configured again at each step: options appear as the
 # series brings them).  After the last patch the tree must be identical to
 # the assembled one (diff -r), and every option the fragments ask for must
-# be set.  Runs ws/doccheck.sh too when it exists.
+# be set.  Runs ws/doccheck.sh too when it exists (on the same snapshot).
 #
 # Prints a table per patch and a summary line; exits non-zero on any failure.
 # SERIES_BUILD=0 skips the builds (apply, checkpatch and diff only).
@@ -154,8 +154,8 @@ if [ "$do_build" = 1 ]; then
 fi
 
 doc=absent
-if [ -x "$WS_REPO/ws/doccheck.sh" ]; then
-	if "$WS_REPO/ws/doccheck.sh" > "$logs/doccheck.log" 2>&1; then doc=ok
+if [ -x "$snap/ws/doccheck.sh" ]; then
+	if "$snap/ws/doccheck.sh" > "$logs/doccheck.log" 2>&1; then doc=ok
 	else doc=FAILED; fail=1; tail -20 "$logs/doccheck.log" >&2; fi
 fi
 
