@@ -11,6 +11,7 @@
  * lib/test_kprobes.c runs next to this suite; it is not duplicated here.
  */
 #include <kunit/test.h>
+#include <kunit/test-bug.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
@@ -33,6 +34,8 @@
 #ifdef CONFIG_PPC
 #include <asm/code-patching.h>
 #endif
+
+#include "internal.h"
 
 #define KPK_CALLS	10
 
@@ -435,12 +438,73 @@ static void kpk_test_exit(struct kunit *test)
  * Registration errors
  * ---------------------------------------------------------------------------
  */
+/*
+ * What a refused registration must leave as it was: the sites hashed in
+ * kprobe_table, their members and their flags (but KPROBE_FLAG_OPTIMIZED,
+ * which the optimizer changes on its own time), i.e. kprobes/list.
+ */
+struct kpk_state {
+	unsigned int sites;
+	unsigned int probes;
+	unsigned long sum;
+};
+
+static void kpk_state_get(struct kpk_state *st)
+{
+	struct kprobe *site, *p;
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
+			st->sites++;
+			st->sum = st->sum * 31 + (unsigned long)site->addr +
+				  (site->flags & ~KPROBE_FLAG_OPTIMIZED);
+			list_for_each_entry(p, &site->list, list) {
+				st->probes++;
+				st->sum = st->sum * 31 + (unsigned long)p + p->flags;
+			}
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+}
+
+static void kpk_expect_state(struct kunit *test, const struct kpk_state *before,
+			     const char *what, int ret)
+{
+	struct kpk_state now;
+
+	kpk_state_get(&now);
+	KUNIT_EXPECT_EQ_MSG(test, now.sites, before->sites, "%s (%d): sites", what, ret);
+	KUNIT_EXPECT_EQ_MSG(test, now.probes, before->probes, "%s (%d): probes", what, ret);
+	KUNIT_EXPECT_EQ_MSG(test, now.sum, before->sum, "%s (%d): sites' addresses or flags",
+			    what, ret);
+}
+
+/*
+ * Register @p; if refused, check that nothing changed: the probe table, and
+ * @p itself, which the caller may fix and register again.
+ */
 static int kpk_try(struct kprobe *p)
 {
-	int ret = register_kprobe(p);
+	struct kunit *test = kunit_get_current_test();
+	struct kpk_state st;
+	struct kprobe copy;
+	int ret;
 
-	if (!ret)	/* a bug; do not leave it registered */
+	kpk_state_get(&st);
+	memcpy(&copy, p, sizeof(copy));
+	ret = register_kprobe(p);
+	if (!ret) {	/* a bug, or a probe on purpose; do not leave it */
 		unregister_kprobe(p);
+		return ret;
+	}
+	if (test) {
+		kpk_expect_state(test, &st, "refused kprobe", ret);
+		KUNIT_EXPECT_TRUE_MSG(test, !memcmp(&copy, p, sizeof(copy)),
+				      "refused kprobe (%d) was changed", ret);
+	}
 	return ret;
 }
 
@@ -467,6 +531,7 @@ static void kpk_test_errno_args(struct kunit *test)
 	struct kprobe kp = {};
 
 	KUNIT_EXPECT_EQ(test, register_kprobe(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(NULL), -EINVAL);
 
 	kp.symbol_name = "kpk_target_a";
 	kp.addr = (kprobe_opcode_t *)kpk_entry(kpk_target_a);
@@ -652,17 +717,37 @@ static unsigned int kpk_non_entry_offset(const char *sym)
 
 static int kpk_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs);
 
+/* kpk_try() for a kretprobe. */
+static int kpk_try_rp(struct kretprobe *rp)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct kretprobe copy;
+	struct kpk_state st;
+	int ret;
+
+	kpk_state_get(&st);
+	memcpy(&copy, rp, sizeof(copy));
+	ret = register_kretprobe(rp);
+	if (!ret) {
+		unregister_kretprobe(rp);
+		return ret;
+	}
+	if (test) {
+		kpk_expect_state(test, &st, "refused kretprobe", ret);
+		KUNIT_EXPECT_TRUE_MSG(test, !memcmp(&copy, rp, sizeof(copy)),
+				      "refused kretprobe (%d) was changed", ret);
+	}
+	return ret;
+}
+
 static int kpk_try_rp_sym(const char *sym, unsigned int offset)
 {
 	struct kretprobe rp = {
 		.kp.symbol_name = sym, .kp.offset = offset,
 		.handler = kpk_rp_handler,
 	};
-	int ret = register_kretprobe(&rp);
 
-	if (!ret)
-		unregister_kretprobe(&rp);
-	return ret;
+	return kpk_try_rp(&rp);
 }
 
 /* kretprobes: only on function entries, and with sane sizes. */
@@ -710,9 +795,7 @@ static void kpk_test_errno_kretprobe(struct kunit *test)
 			.data_size = huge[i].data_size,
 		};
 
-		ret = register_kretprobe(&rp);
-		if (!ret)
-			unregister_kretprobe(&rp);
+		ret = kpk_try_rp(&rp);
 		KUNIT_EXPECT_TRUE_MSG(test, ret == -EINVAL || ret == -E2BIG,
 				      "maxactive %d data_size %zu: %d",
 				      huge[i].maxactive, huge[i].data_size, ret);
@@ -772,6 +855,61 @@ static void kpk_test_errno_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&bad->pre), 0);
 	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->pre), KPK_CALLS);
+}
+
+/*
+ * More text that must not be probed: entry code, kprobes' own hit path, and
+ * (fixed-size or aligned instructions) addresses inside an instruction.
+ */
+static void kpk_test_errno_sections(struct kunit *test)
+{
+	static const char * const own[] = {
+		"get_kprobe", "kprobe_busy_begin", "kprobe_busy_end",
+		"kprobes_inc_nmissed_count", "kprobe_call_post_handlers",
+		"kprobe_call_fault_handlers",
+#ifdef CONFIG_KRETPROBES
+		"__kretprobe_trampoline_handler", "kretprobe_find_ret_addr",
+#endif
+	};
+	static const struct {
+		const char *start, *end;
+	} sections[] = {
+		{ __entry_text_start, __entry_text_end },
+		{ __irqentry_text_start, __irqentry_text_end },
+		{ __softirqentry_text_start, __softirqentry_text_end },
+	};
+	int i;
+
+	/* Sections an arch does not have are empty (powerpc: entry text). */
+	for (i = 0; i < ARRAY_SIZE(sections); i++) {
+		unsigned long start = (unsigned long)sections[i].start;
+
+		if ((unsigned long)sections[i].end > start)
+			KUNIT_EXPECT_EQ_MSG(test, kpk_try_addr(start), -EINVAL,
+					    "section #%d at %pS", i, (void *)start);
+	}
+	for (i = 0; i < ARRAY_SIZE(own); i++)
+		KUNIT_EXPECT_EQ_MSG(test, kpk_try_sym(own[i], 0), -EINVAL,
+				    "symbol %s", own[i]);
+#ifndef CONFIG_X86
+	{
+		unsigned long fn = (unsigned long)
+			dereference_kernel_function_descriptor(kpk_target_a);
+		unsigned int off = kpk_non_entry_offset("kpk_target_a");
+		unsigned int d;
+
+		KUNIT_ASSERT_GT(test, off, 0);
+		for (d = 1; d < 4; d++) {
+			/* A compressed riscv instruction may end at +2. */
+			if (IS_ENABLED(CONFIG_RISCV) && d == 2)
+				continue;
+			KUNIT_EXPECT_EQ_MSG(test, kpk_try_addr(fn + off + d), -EILSEQ,
+					    "kpk_target_a+%u", off + d);
+			KUNIT_EXPECT_EQ_MSG(test, kpk_try_sym("kpk_target_a", off + d),
+					    -EILSEQ, "kpk_target_a+%u", off + d);
+		}
+	}
+#endif
 }
 
 /* ---------------------------------------------------------------------------
@@ -1257,6 +1395,128 @@ static void kpk_test_kretprobe_unregister_pending(struct kunit *test)
 	kpk_unreg_rp(test, &k->rp);
 }
 
+/* Malformed batches: refused, nothing registered, members untouched. */
+static void kpk_test_errno_batch_args(struct kunit *test)
+{
+	struct kpk_probe *a = kpk_new(test, 1, "kpk_target_a", 0, false);
+	struct kpk_probe *b = kpk_new(test, 2, "kpk_target_b", 0, false);
+	struct kpk_rp *ra = kpk_rp_new(test, "kpk_target_a", 1, false);
+	struct kpk_rp *rc = kpk_rp_new(test, "kpk_target_c", 3, false);
+	struct kretprobe *rps[2] = { &ra->rp, NULL };
+	struct kprobe *kps[2] = { &a->kp, NULL };
+	struct kpk_state st;
+
+	kpk_state_get(&st);
+	KUNIT_EXPECT_EQ(test, register_kprobes(NULL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), -EINVAL);	/* NULL member */
+	kps[1] = &a->kp;						/* twice */
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), -EINVAL);
+	KUNIT_EXPECT_NULL(test, a->kp.hits);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(NULL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 2), -EINVAL);
+	rps[1] = &ra->rp;
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 2), -EINVAL);
+	KUNIT_EXPECT_NULL(test, ra->rp.rph);
+	KUNIT_EXPECT_NULL(test, ra->rp.kp.hits);
+	kpk_expect_state(test, &st, "refused batches", 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_order_n), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ra->ret), 0);
+
+	/* A member already registered: refused, and that member untouched. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &b->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &rc->rp), 0);
+	kps[1] = &b->kp;
+	rps[1] = &rc->rp;
+	kpk_state_get(&st);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 2), -EINVAL);
+	kpk_expect_state(test, &st, "batches with a registered member", 0);
+	KUNIT_EXPECT_NULL(test, a->kp.hits);
+	KUNIT_EXPECT_NULL(test, ra->rp.rph);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	kpk_calls(test, kpk_target_c, 3, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->pre), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ra->ret), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->match), 0);	/* no entry handler */
+	kpk_unreg(test, &b->kp);
+	kpk_unreg_rp(test, &rc->rp);
+}
+
+/*
+ * Unregistering what is not registered, or no longer, does nothing: no
+ * change, no message (the console check fails on any WARN).
+ */
+static void kpk_test_errno_unregister(struct kunit *test)
+{
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_a", 0, false);
+	struct kpk_probe *never = kpk_new(test, 2, "kpk_target_a", 0, false);
+	struct kpk_rp *r = kpk_rp_new(test, "kpk_target_b", 2, false);
+	struct kpk_rp *rnever = kpk_rp_new(test, "kpk_target_b", 2, false);
+	struct kprobe *kps[3] = { &never->kp, NULL, &k->kp };
+	struct kretprobe *rps[3] = { &rnever->rp, NULL, &r->rp };
+	struct kretprobe rcopy;
+	struct kpk_state st;
+	struct kprobe copy;
+
+	kpk_state_get(&st);
+	memcpy(&copy, &never->kp, sizeof(copy));
+	memcpy(&rcopy, &rnever->rp, sizeof(rcopy));
+	unregister_kprobe(&never->kp);
+	unregister_kprobe(NULL);
+	unregister_kprobes(kps, 3);
+	unregister_kprobes(NULL, 1);
+	unregister_kprobes(kps, 0);
+	unregister_kprobes(kps, -1);
+	unregister_kretprobe(&rnever->rp);
+	unregister_kretprobe(NULL);
+	unregister_kretprobes(rps, 3);
+	unregister_kretprobes(NULL, 1);
+	kpk_expect_state(test, &st, "nothing to unregister", 0);
+	KUNIT_EXPECT_TRUE(test, !memcmp(&copy, &never->kp, sizeof(copy)));
+	KUNIT_EXPECT_TRUE(test, !memcmp(&rcopy, &rnever->rp, sizeof(rcopy)));
+
+	/* Registered, then unregistered twice, alone and in batches. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r->rp), 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	unregister_kprobes(kps, 3);
+	unregister_kprobe(&k->kp);
+	unregister_kprobes(kps, 3);
+	unregister_kretprobes(rps, 3);
+	unregister_kretprobe(&r->rp);
+	unregister_kretprobes(rps, 3);
+	kpk_expect_state(test, &st, "unregistered twice", 0);
+	KUNIT_EXPECT_NULL(test, k->kp.hits);
+	KUNIT_EXPECT_NULL(test, r->rp.rph);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&never->pre), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rnever->ret), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&k->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&r->rp), -EINVAL);
+
+	/* Both work again afterwards. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r->rp), 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 2 * KPK_CALLS);
+	kpk_unreg(test, &k->kp);
+	kpk_unreg_rp(test, &r->rp);
+}
+
 /* ---------------------------------------------------------------------------
  * Reentrancy
  * ---------------------------------------------------------------------------
@@ -1325,6 +1585,87 @@ static void kpk_test_fault_in_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, k->last_trapnr, X86_TRAP_PF);
 #endif
 	kpk_unreg(test, &k->kp);
+}
+
+/*
+ * Faults in kretprobe handlers.  The return handler runs between
+ * kprobe_busy_begin() and kprobe_busy_end(): kprobe_running() is then the
+ * core's kprobe_busy, so the fault reaches kprobe_fault_handler() with it as
+ * the running probe, and kprobe_call_fault_handlers() walks its (empty) list
+ * of members.  No fault handler fixes the fault; the exception table of
+ * __get_user() does, and the handler sees -EFAULT.  The entry handler runs
+ * as the pre handler of the kretprobe's own kprobe.
+ */
+struct kpk_rp_fault {
+	struct kretprobe rp;
+	atomic_t entry;
+	atomic_t ret;
+	long entry_copy;
+	long ret_copy;
+};
+
+static long kpk_user_load(void)
+{
+	long ret;
+	u8 v = 0;
+
+	pagefault_disable();
+	ret = __get_user(v, (const u8 __user *)16);
+	pagefault_enable();
+	return ret;
+}
+
+static int kpk_rp_fault_entry(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct kpk_rp_fault *k =
+		container_of(get_kretprobe(ri), struct kpk_rp_fault, rp);
+
+	WRITE_ONCE(k->entry_copy, kpk_user_load());
+	atomic_inc(&k->entry);
+	return 0;
+}
+
+static int kpk_rp_fault_ret(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct kpk_rp_fault *k;
+
+	if (!rp)
+		return 0;
+	k = container_of(rp, struct kpk_rp_fault, rp);
+	WRITE_ONCE(k->ret_copy, kpk_user_load());
+	atomic_inc(&k->ret);
+	return 0;
+}
+
+static void kpk_test_fault_in_kretprobe(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	struct kpk_rp_fault *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	long busy;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->rp.kp.symbol_name = s->sym;
+	k->rp.entry_handler = kpk_rp_fault_entry;
+	k->rp.handler = kpk_rp_fault_ret;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->entry), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, k->entry_copy, -EFAULT);
+	KUNIT_EXPECT_EQ(test, k->ret_copy, -EFAULT);
+	KUNIT_EXPECT_EQ(test, k->rp.nmissed + k->rp.kp.nmissed, 0);
+	kpk_unreg_rp(test, &k->rp);
+
+	/* The same fault in a kprobe_busy_begin() section of its own (fprobe). */
+	KUNIT_ASSERT_NULL(test, kprobe_running());
+	kprobe_busy_begin();
+	busy = kpk_user_load();
+	kprobe_busy_end();
+	KUNIT_EXPECT_EQ(test, busy, -EFAULT);
+	KUNIT_EXPECT_NULL(test, kprobe_running());
 }
 
 #ifdef CONFIG_X86_64
@@ -1692,6 +2033,9 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_errno_enable_unregistered),
 	KUNIT_CASE(kpk_test_errno_kretprobe),
 	KUNIT_CASE(kpk_test_errno_batch),
+	KUNIT_CASE(kpk_test_errno_batch_args),
+	KUNIT_CASE(kpk_test_errno_unregister),
+	KUNIT_CASE(kpk_test_errno_sections),
 	KUNIT_CASE_PARAM(kpk_test_hits, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_hits_offset),
 	KUNIT_CASE_PARAM(kpk_test_redirect, kpk_sites_gen_params),
@@ -1704,6 +2048,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_kretprobe_unregister_pending),
 	KUNIT_CASE_PARAM(kpk_test_reentry, kpk_sites_gen_params),
 	KUNIT_CASE_PARAM(kpk_test_fault_in_handler, kpk_sites_gen_params),
+	KUNIT_CASE_PARAM(kpk_test_fault_in_kretprobe, kpk_sites_gen_params),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kpk_test_fault_in_insn),
 #endif
