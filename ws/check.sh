@@ -5,28 +5,60 @@
 # anything failed.
 #
 # usage: ws/check.sh [ARCH...]     (default: all four)
+#
+# Each arch of DEBUG_ARCHES (default: x86_64 arm64) that is checked is checked
+# twice: its kernel, then its debug flavour (configs/debug.config: KASAN,
+# lockdep, kmemleak, ...), with a boot timeout DEBUG_TIMEOUT_FACTOR (3) times
+# the arch's.  The guests have SMP (default 4) CPUs, for the stress test;
+# STRESS=SECONDS sets its duration (default 30).
 . "$(dirname "$0")/lib.sh"
 
-logs=()
-[ $# -gt 0 ] || set -- "${WS_ARCHES[@]}"
-for a in "$@"; do
-	ws_arch "$a"
+export SMP=${SMP:-4}
+debug_arches=" ${DEBUG_ARCHES-x86_64 arm64} "
+append=${WS_APPEND:-}
+[ -z "${STRESS:-}" ] || append="${append:+$append }ws.stress=$STRESS"
+
+# Check ARCH's kernel of flavour $1 ("" for the plain one); prints the log.
+check_one() {
+	local flavour=$1 build timeout log t0 t1 initrd
+
+	export WS_FLAVOUR=$flavour
 	build=$(ws_build_dir "$WS_ARCH")
+	timeout=${WS_TIMEOUT:-$WS_BOOT_TIMEOUT}
+	[ "$flavour" != debug ] || timeout=$((timeout * ${DEBUG_TIMEOUT_FACTOR:-3}))
 	t0=$SECONDS
-	if ! ARCH=$WS_ARCH "$WS_REPO/ws/setup.sh" "$WS_ARCH" ||
+	if ! ARCH=$WS_ARCH "$WS_REPO/ws/setup.sh" "$WS_ARCH" >&2 ||
 	   ! ARCH=$WS_ARCH "$WS_REPO/ws/kernel.sh" >&2; then
 		# No boot: a log that says why, for the table.
 		mkdir -p "$build/logs"
 		log="$build/logs/check-$(date +%Y%m%d-%H%M%S).log"
 		echo "WS-HOST: $VARIANT/$WS_ARCH base $(ws_base_version) build failed: $build/ws-build.log" > "$log"
-		logs+=("$log")
-		continue
+		echo "$log"
+		return
 	fi
 	t1=$SECONDS
-	initrd=$("$WS_REPO/ws/initramfs.sh" "$WS_ARCH" check)
-	WS_QUIET=1 "$WS_REPO/ws/boot.sh" "$WS_ARCH" check "$initrd" || true
-	logs+=("$(realpath "$build/logs/latest-check.log")")
-	ws_log "$WS_ARCH: setup+kernel $((t1 - t0))s, initramfs+boot $((SECONDS - t1))s"
+	if ! initrd=$("$WS_REPO/ws/initramfs.sh" "$WS_ARCH" check); then
+		mkdir -p "$build/logs"
+		log="$build/logs/check-$(date +%Y%m%d-%H%M%S).log"
+		echo "WS-HOST: $VARIANT/$WS_ARCH base $(ws_base_version) build failed: initramfs" > "$log"
+		echo "$log"
+		return
+	fi
+	WS_QUIET=1 WS_TIMEOUT=$timeout WS_APPEND=$append \
+		"$WS_REPO/ws/boot.sh" "$WS_ARCH" check "$initrd" || true
+	realpath "$build/logs/latest-check.log"
+	ws_log "$WS_ARCH${flavour:+ ($flavour)}: setup+kernel $((t1 - t0))s, initramfs+boot $((SECONDS - t1))s"
+}
+
+logs=()
+[ $# -gt 0 ] || set -- "${WS_ARCHES[@]}"
+for a in "$@"; do
+	ws_arch "$a"
+	flavours=("${WS_FLAVOUR:-}")
+	case "$debug_arches" in *" $WS_ARCH "*) flavours+=(debug) ;; esac
+	for flavour in "${flavours[@]}"; do
+		logs+=("$(check_one "$flavour")")
+	done
 done
 echo
 exec "$WS_REPO/ws/results.py" --expect-kunit "${logs[@]}"
