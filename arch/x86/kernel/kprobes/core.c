@@ -170,7 +170,8 @@ static int kp_check_boundary(unsigned long paddr)
  * the trapping copy runs with interrupts masked), far transfers, system
  * calls and VM entries (they never come back to the copy), xbegin (its abort
  * target is relative) and instructions that hold off interrupts for the
- * next one (mov ss, pop ss).
+ * next one (mov to ss, pop ss: the latter is invalid in 64-bit mode, which
+ * the decoder does not check).
  *
  * Return: 0 or -EINVAL.
  */
@@ -201,7 +202,13 @@ int kprobe_check_probeable(struct insn *insn)
 	case 0xca:	/* far ret imm16 */
 	case 0xcb:	/* far ret */
 	case 0xf4:	/* hlt */
+	case 0x17:	/* pop ss */
 		return -EINVAL;
+	case 0x8e:
+		/* 8e /2: mov to ss */
+		if (X86_MODRM_REG(modrm) == 2)
+			return -EINVAL;
+		break;
 	case 0xff:
 		/* ff /3 and ff /5: far indirect call and jmp */
 		if (X86_MODRM_REG(modrm) == 3 || X86_MODRM_REG(modrm) == 5)

@@ -18,7 +18,7 @@
 enum {
 	OFF_JCC8, OFF_JCC32, OFF_CALL, OFF_CALL_REG, OFF_CALL_MEM, OFF_LOOP,
 	OFF_RET, OFF_ADD, OFF_RIPREL, OFF_PUSHF, OFF_LOAD, OFF_OPT, OFF_CLI,
-	OFF_MID,
+	OFF_MID, OFF_MOVSS,
 };
 
 /* The bytes of "lea 1(%rdi), %rax" in kpx_add. */
@@ -286,12 +286,17 @@ static void test_optimized(struct kunit *test)
 /* What must not be probed is refused with a clear errno. */
 static void test_refused(struct kunit *test)
 {
-	struct kprobe kp = {
-		.pre_handler = count_pre,
-		.addr = kpx_addr(kpx_bad, OFF_CLI),
-	};
+	static const int bad[] = { OFF_CLI, OFF_MOVSS };
+	struct kprobe kp;
+	int i;
 
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.pre_handler = count_pre;
+		kp.addr = kpx_addr(kpx_bad, bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, register_kprobe(&kp), -EINVAL,
+				    "offset %u", kpx_offsets[bad[i]]);
+	}
 	memset(&kp, 0, sizeof(kp));
 	kp.pre_handler = count_pre;
 	kp.addr = kpx_addr(kpx_bad, OFF_MID);

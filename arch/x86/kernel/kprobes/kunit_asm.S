@@ -128,11 +128,16 @@ SYM_FUNC_START(kpx_opt)
 	RET
 SYM_FUNC_END(kpx_opt)
 
-/* Never called: cli cannot be probed; .Lmid is not an instruction start. */
+/*
+ * Never called: cli and mov to ss cannot be probed; .Lmid is not an
+ * instruction start.
+ */
 SYM_FUNC_START(kpx_bad)
 	cli
 	movabsq	$0x1122334455667788, %rax
 .Lmid = . - 4
+.Lmovss:
+	movl	%eax, %ss
 	sti
 	RET
 SYM_FUNC_END(kpx_bad)
@@ -154,6 +159,7 @@ SYM_DATA_START(kpx_offsets)
 	.long	.Lopt - kpx_opt
 	.long	0
 	.long	.Lmid - kpx_bad
+	.long	.Lmovss - kpx_bad
 SYM_DATA_END(kpx_offsets)
 
 	.data
