@@ -357,6 +357,8 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				boundary; -EINVAL: not probeable), set up
  *				p->ainsn (a slot from get_insn_slot(), or
  *				emulation) and save p->opcode.  Nothing armed.
+ *				Never called on an ftrace site (see
+ *				arch_prepare_kprobe_ftrace()).
  * arch_arm_kprobe(p)		Write the breakpoint at p->addr.  Called with
  *				text_mutex held, possibly many times in a row;
  *				the writes are guaranteed visible on every CPU

@@ -508,11 +508,14 @@ fail:
  * arch_prepare_kprobe() - decode and set up the instruction at p->addr
  * @p: the site
  *
+ * The core never calls this on an ftrace site: kprobe_check_addr() sends
+ * those to arch_prepare_kprobe_ftrace() or refuses them, and ftrace sites
+ * do not move, so there is no check here.
+ *
  * Return: 0; -EILSEQ if p->addr is not an instruction boundary or holds no
  * valid instruction; -EINVAL if the instruction cannot be probed;
- * -EOPNOTSUPP for branch forms we do not emulate; -EBUSY on an ftrace site
- * (the core must use ftrace for it); -ERANGE if no slot is within reach;
- * -ENOMEM.
+ * -EOPNOTSUPP for branch forms we do not emulate; -ERANGE if no slot is
+ * within reach; -ENOMEM.
  */
 int arch_prepare_kprobe(struct kprobe *p)
 {
@@ -522,10 +525,6 @@ int arch_prepare_kprobe(struct kprobe *p)
 	int ret;
 
 	memset(&p->ainsn, 0, sizeof(p->ainsn));
-
-	/* ftrace rewrites these 5 bytes at will: an int3 there would break it. */
-	if (ftrace_location(addr) == addr)
-		return -EBUSY;
 
 	ret = kp_check_boundary(addr);
 	if (ret)
