@@ -834,7 +834,7 @@ static bool kprobe_user_flags_ok(struct kprobe *p)
  * instruction boundary, -EBUSY for text owned by jump labels or static calls,
  * -ENOMEM; -EAGAIN before kprobes are initialized; -ENODEV on an ftrace site
  * once ftrace is dead, or the error of arming through ftrace; what the arch
- * returns (x86: -EOPNOTSUPP, -ERANGE; -EFAULT).  See
+ * returns (x86: -ERANGE; -EFAULT).  See
  * Documentation/trace/kprobes.rst.
  */
 int register_kprobe(struct kprobe *p)

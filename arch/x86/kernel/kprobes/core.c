@@ -321,7 +321,7 @@ static int kp_analyze_indirect(struct arch_specific_insn *ai,
 
 	/* The 32-register (REX2) and 16-bit forms are not worth emulating. */
 	if (insn_is_rex2(insn) || insn->opnd_bytes == 2)
-		return -EOPNOTSUPP;
+		return -EINVAL;
 
 	if (X86_MODRM_MOD(modrm) == 3) {
 		ai->base = X86_MODRM_RM(modrm) | kp_rex_bits(insn, 1);
@@ -330,10 +330,10 @@ static int kp_analyze_indirect(struct arch_specific_insn *ai,
 
 	/* fs/gs based operands and 32-bit addressing: refuse. */
 	if (insn->addr_bytes != 8)
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	for_each_insn_prefix(insn, i, prefix) {
 		if (prefix == 0x64 || prefix == 0x65)
-			return -EOPNOTSUPP;
+			return -EINVAL;
 	}
 
 	ai->mem = 1;
@@ -364,7 +364,7 @@ static int kp_analyze_indirect(struct arch_specific_insn *ai,
 	 * address than the branch.  Nobody writes that: refuse it.
 	 */
 	if (ai->base == 4)
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	return 0;
 }
 
@@ -392,7 +392,7 @@ static int kp_analyze(struct kprobe *p, struct insn *insn)
 	case 0xe0 ... 0xe3:	/* loopne, loope, loop, jrcxz */
 		/* With 0x67 they count in %ecx: not worth emulating. */
 		if (insn->addr_bytes != 8)
-			return -EOPNOTSUPP;
+			return -EINVAL;
 		ai->kind = KP_INSN_LOOP;
 		ai->cond = op0 & 3;
 		break;
@@ -513,9 +513,9 @@ fail:
  * do not move, so there is no check here.
  *
  * Return: 0; -EILSEQ if p->addr is not an instruction boundary or holds no
- * valid instruction; -EINVAL if the instruction cannot be probed;
- * -EOPNOTSUPP for branch forms we do not emulate; -ERANGE if no slot is
- * within reach; -ENOMEM.
+ * valid instruction; -EINVAL if the instruction cannot be probed, branch
+ * forms we do not emulate included; -ERANGE if no slot is within reach;
+ * -ENOMEM.
  */
 int arch_prepare_kprobe(struct kprobe *p)
 {

@@ -18,7 +18,7 @@
 enum {
 	OFF_JCC8, OFF_JCC32, OFF_CALL, OFF_CALL_REG, OFF_CALL_MEM, OFF_LOOP,
 	OFF_RET, OFF_ADD, OFF_RIPREL, OFF_PUSHF, OFF_LOAD, OFF_OPT, OFF_CLI,
-	OFF_MID, OFF_MOVSS,
+	OFF_MID, OFF_MOVSS, OFF_CALL_RSP,
 };
 
 /* The bytes of "lea 1(%rdi), %rax" in kpx_add. */
@@ -286,7 +286,8 @@ static void test_optimized(struct kunit *test)
 /* What must not be probed is refused with a clear errno. */
 static void test_refused(struct kunit *test)
 {
-	static const int bad[] = { OFF_CLI, OFF_MOVSS };
+	/* Not probeable, or a branch form not emulated: all -EINVAL. */
+	static const int bad[] = { OFF_CLI, OFF_MOVSS, OFF_CALL_RSP };
 	struct kprobe kp;
 	int i;
 

@@ -129,8 +129,8 @@ SYM_FUNC_START(kpx_opt)
 SYM_FUNC_END(kpx_opt)
 
 /*
- * Never called: cli and mov to ss cannot be probed; .Lmid is not an
- * instruction start.
+ * Never called: cli, mov to ss and a %rsp-based indirect call cannot be
+ * probed; .Lmid is not an instruction start.
  */
 SYM_FUNC_START(kpx_bad)
 	cli
@@ -138,6 +138,9 @@ SYM_FUNC_START(kpx_bad)
 .Lmid = . - 4
 .Lmovss:
 	movl	%eax, %ss
+.Lcall_rsp:
+	ANNOTATE_RETPOLINE_SAFE
+	call	*(%rsp)
 	sti
 	RET
 SYM_FUNC_END(kpx_bad)
@@ -160,6 +163,7 @@ SYM_DATA_START(kpx_offsets)
 	.long	0
 	.long	.Lmid - kpx_bad
 	.long	.Lmovss - kpx_bad
+	.long	.Lcall_rsp - kpx_bad
 SYM_DATA_END(kpx_offsets)
 
 	.data
