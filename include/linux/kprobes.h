@@ -355,9 +355,9 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  * arch_prepare_kprobe(p)	Decode the instruction at p->addr, refuse what
  *				cannot be probed (-EILSEQ: not an instruction
  *				boundary; -EINVAL: not probeable, whatever the
- *				reason), set up p->ainsn (a slot from
- *				get_insn_slot(), or emulation) and save
- *				p->opcode.  Nothing armed.
+ *				reason, arm64's misaligned addresses too), set
+ *				up p->ainsn (a slot from get_insn_slot(), or
+ *				emulation) and save p->opcode.  Nothing armed.
  *				The only other errnos: -ERANGE (x86: the slot
  *				is out of reach of a RIP-relative operand or of
  *				the jump back, a placement failure, not the

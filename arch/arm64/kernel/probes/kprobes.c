@@ -91,8 +91,8 @@ static bool kprobe_can_boost(unsigned long addr, kprobe_opcode_t *slot)
  * arch_prepare_kprobe() - decode a probed instruction, prepare its execution
  * @p: the site
  *
- * Return: 0; -EILSEQ if @p->addr is not 4-byte aligned; -EINVAL if the
- * instruction must not be probed; -ENOMEM or -EFAULT.
+ * Return: 0; -EINVAL if @p->addr is not 4-byte aligned or the instruction
+ * must not be probed; -ENOMEM or -EFAULT.
  */
 int arch_prepare_kprobe(struct kprobe *p)
 {
@@ -103,7 +103,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	u32 insn;
 
 	if (!IS_ALIGNED(addr, AARCH64_INSN_SIZE))
-		return -EILSEQ;
+		return -EINVAL;
 	if (aarch64_insn_read(p->addr, &insn))
 		return -EFAULT;
 
