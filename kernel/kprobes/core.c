@@ -772,7 +772,10 @@ void __unregister_kprobes_bottom(void *vec, kprobe_nth_t nth, int num,
 		/* Ready to be registered again, by symbol or by address. */
 		if (p->symbol_name)
 			p->addr = NULL;
-		p->flags = 0;
+		if (p->flags & KPROBE_FLAG_ROLLBACK)
+			p->flags &= KPROBE_FLAG_DISABLED;
+		else
+			p->flags = 0;
 	}
 }
 
@@ -795,7 +798,7 @@ void __unregister_kprobes(void *vec, kprobe_nth_t nth, int num)
 int __register_kprobes(void *vec, kprobe_nth_t nth, int num)
 {
 	LIST_HEAD(batch);
-	int i, ret = 0;
+	int i, j, ret = 0;
 
 	if (num <= 0 || !vec)
 		return -EINVAL;
@@ -811,6 +814,11 @@ int __register_kprobes(void *vec, kprobe_nth_t nth, int num)
 	if (!ret)
 		ret = kprobe_batch_apply(&batch);
 	kprobe_batch_finish(&batch);
+	for (j = 0; ret && j < i; j++) {
+		struct kprobe *p = nth(vec, j);
+
+		WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_ROLLBACK);
+	}
 	mutex_unlock(&kprobe_mutex);
 
 	if (ret)

@@ -58,6 +58,13 @@ struct kprobe_site {
  */
 #define KPROBE_FLAG_UNREGISTERING	0x80000000U
 
+/*
+ * Set with KPROBE_FLAG_UNREGISTERING on the members a failed registration
+ * removes again: unlike an unregistration, that keeps the flag the user may
+ * set (KPROBE_FLAG_DISABLED), so the probe is left as its caller gave it.
+ */
+#define KPROBE_FLAG_ROLLBACK		0x40000000U
+
 static inline struct kprobe *site_kp(struct kprobe_site *s)
 {
 #ifdef CONFIG_OPTPROBES

@@ -828,17 +828,24 @@ static void kpk_test_errno_batch(struct kunit *test)
 	struct kprobe *kps[4] = { &a->kp, &b->kp, &bad->kp, &c->kp };
 	struct kprobe *kps_last[3] = { &a->kp, &c->kp, &bad->kp };
 
+	/* The members undone keep the flags they came with. */
+	a->kp.flags = KPROBE_FLAG_DISABLED;
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 4), -ENOENT);
 	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
 	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
 	kpk_calls(test, kpk_target_c, 3, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_order_n), 0);
 	KUNIT_EXPECT_TRUE(test, !a->kp.addr);	/* symbol probe: cleared */
+	KUNIT_EXPECT_EQ(test, a->kp.flags, KPROBE_FLAG_DISABLED);
+	KUNIT_EXPECT_EQ(test, b->kp.flags, 0);
 
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps_last, 3), -ENOENT);
 	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
 	kpk_calls(test, kpk_target_c, 3, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_order_n), 0);
+	KUNIT_EXPECT_EQ(test, a->kp.flags, KPROBE_FLAG_DISABLED);
+	KUNIT_EXPECT_EQ(test, c->kp.flags, 0);
+	a->kp.flags = 0;
 
 	/* The good ones can be registered afterwards. */
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), 0);
@@ -1314,6 +1321,7 @@ static void kpk_test_kretprobe_batch(struct kunit *test)
 	struct kpk_rp *a = kpk_rp_new(test, "kpk_target_a", 1, true);
 	struct kpk_rp *b = kpk_rp_new(test, "kpk_target_b", 2, true);
 	struct kpk_rp *bad = kpk_rp_new(test, "kpk_target_c", 3, true);
+	struct kpk_rp *nok = kpk_rp_new(test, "kpk_target_nokprobe", 0, false);
 	struct kretprobe *rps[3] = { &a->rp, &bad->rp, &b->rp };
 	unsigned int off = kpk_non_entry_offset("kpk_target_c");
 
@@ -1336,6 +1344,16 @@ static void kpk_test_kretprobe_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->match), KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->match), KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->entry), KPK_CALLS);
+
+	/* Undone by the core (blacklisted member): a keeps its own flags. */
+	rps[1] = &nok->rp;
+	a->rp.kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, a->rp.kp.flags, KPROBE_FLAG_DISABLED);
+	KUNIT_EXPECT_TRUE(test, !a->rp.kp.addr);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->entry), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nok->ret), 0);
 }
 
 /* Unregistered while an invocation is pending in a sleeping thread. */
