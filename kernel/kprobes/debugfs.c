@@ -55,7 +55,7 @@ static void show_probe(struct seq_file *m, struct kprobe *site,
 	seq_printf(m, "%s%s%s%s  hits=%lu missed=%lu\n",
 		   kprobe_gone(p) ? "  [GONE]" : "",
 		   p->flags & KPROBE_FLAG_DISABLED ? "  [DISABLED]" : "",
-		   kprobe_optimized(site) ? "  [OPTIMIZED]" : "",
+		   site_jump_installed(site) ? "  [OPTIMIZED]" : "",
 		   kprobe_ftrace(site) ? "  [FTRACE]" : "",
 		   hits, missed);
 }

@@ -84,6 +84,15 @@ static inline struct kprobe_site *to_site(struct kprobe *p)
 }
 
 /*
+ * Whether the jump of @kp's site is really written (not only queued, with
+ * KPROBE_FLAG_OPTIMIZED already set).  kprobe_mutex held.
+ */
+static inline bool site_jump_installed(struct kprobe *kp)
+{
+	return to_site(kp)->state & SITE_OPT_DONE;
+}
+
+/*
  * Count a missed hit in the nmissed of a struct kprobe or struct kretprobe.
  * Misses happen on several CPUs at once (and in NMI context on some
  * arches): a lock-free atomic increment keeps the count exact.

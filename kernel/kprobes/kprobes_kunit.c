@@ -29,6 +29,7 @@
 #include <linux/vmalloc.h>
 #include <asm/sections.h>
 #ifdef CONFIG_X86
+#include <asm/text-patching.h>
 #include <asm/trapnr.h>
 #endif
 #ifdef CONFIG_PPC
@@ -1912,6 +1913,39 @@ static void kpk_test_concurrent(struct kunit *test)
  * ---------------------------------------------------------------------------
  */
 #ifdef CONFIG_OPTPROBES
+/*
+ * What debugfs shows as [OPTIMIZED]: only a jump really written, not a site
+ * still queued or waiting for the optimizer (KPROBE_FLAG_OPTIMIZED already
+ * set).  kprobe_mutex holds the optimizer back while this looks; on x86_64
+ * the text tells whether the jump is there.  Right after registration the
+ * site is normally still queued; if the optimizer was faster, the jump must
+ * be there.
+ */
+static void kpk_expect_opt_shown(struct kunit *test, struct kprobe *p)
+{
+	struct kprobe *site;
+
+	mutex_lock(&kprobe_mutex);
+	rcu_read_lock();
+	site = get_kprobe(p->addr);
+	rcu_read_unlock();
+	if (!site) {
+		mutex_unlock(&kprobe_mutex);
+		KUNIT_FAIL(test, "no site at %px", p->addr);
+		return;
+	}
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(site));
+	if (to_site(site)->state & (SITE_OPT_QUEUED | SITE_OPT_WAITING))
+		KUNIT_EXPECT_FALSE(test, site_jump_installed(site));
+	else
+		KUNIT_EXPECT_TRUE(test, site_jump_installed(site));
+#ifdef CONFIG_X86_64
+	KUNIT_EXPECT_EQ(test, site_jump_installed(site),
+			*(u8 *)p->addr == JMP32_INSN_OPCODE);
+#endif
+	mutex_unlock(&kprobe_mutex);
+}
+
 #ifndef CONFIG_X86_64
 /*
  * The first offset of @sym whose instruction kprobes replaces by a jump, or
@@ -1963,8 +1997,10 @@ static void kpk_test_optimized(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
 	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p->kp), 0);
 	addr = (unsigned long)p->kp.addr;
+	kpk_expect_opt_shown(test, &p->kp);
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	kpk_expect_opt_shown(test, &p->kp);
 	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, p->seen_ip, addr + KPK_IP_BIAS);
