@@ -26,7 +26,9 @@
  * MSR or return from interrupt (mtmsr[d], rfid, hrfid, ...), system calls
  * and traps, load-reserve/store-conditional pairs (a trap between them would
  * make the reservation fail forever), moves to the SPRs the interrupt entry
- * and exit paths use (SRR0/1, SPRGs, AMR, ...), and power saving.
+ * and exit paths use (SRR0/1, SPRGs, AMR, ...), power saving, and
+ * PC-relative (prefixed, R=1) loads and stores, which could only be
+ * emulated, with nothing to fall back on if that fails.
  *
  * A probe hit while another one is handled on this CPU (a handler calls
  * probed code) runs no handler: the hit is counted as missed and the
@@ -155,12 +157,17 @@ int kprobe_classify(ppc_inst_t insn, struct instruction_op *op)
 	}
 
 	/*
-	 * Register-only instructions and branches are always emulated.  So
-	 * are PC-relative ones, which would compute their address from the
-	 * slot if they ran there.
+	 * Register-only instructions and branches are always emulated, and
+	 * their emulation cannot fail.  A PC-relative load or store (prefixed,
+	 * R=1) would compute its address from the slot if it ran there, so it
+	 * could only be emulated, and that may fail (a fault, floating point
+	 * or vector state not live in the kernel): with no slot to fall back
+	 * on, the trap could then neither be left nor handled.  Refuse it.
 	 */
-	if (ret > 0 || kprobe_insn_pcrel(insn))
+	if (ret > 0)
 		return KP_INSN_EMULATE;
+	if (kprobe_insn_pcrel(insn))
+		return -EINVAL;
 	return KP_INSN_STEP;
 }
 

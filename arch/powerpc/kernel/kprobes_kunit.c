@@ -303,6 +303,9 @@ static void test_prefixed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpp_pcrel(), (long)kpp_pcrel);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	unregister_kprobe(&kp);
+
+	/* A PC-relative load can only be emulated, which may fail: refused. */
+	KUNIT_EXPECT_EQ(test, kpp_try(kpp_pcrel_load), -EINVAL);
 }
 
 /* Instructions that cannot be run but where they are, and no instruction. */

@@ -16,6 +16,7 @@ long kpp_pvr(void);
 long kpp_load(const long *p);
 long kpp_prefixed(long x);
 long kpp_pcrel(void);
+void kpp_pcrel_load(void);
 
 extern const u32 kpp_branch_beq[], kpp_branch_blr[];
 extern const u32 kpp_call_std[], kpp_call_stdu[], kpp_call_bl[];

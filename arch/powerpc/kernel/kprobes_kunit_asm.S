@@ -82,6 +82,16 @@ _GLOBAL(kpp_pcrel)
 	.long	0x38600000
 	blr
 
+/*
+ * A PC-relative load, never executed: it cannot run out of line and its
+ * emulation may fail, so it is refused.
+ */
+	.balign	8
+_GLOBAL(kpp_pcrel_load)
+	.long	0x04100000	/* pld r3, 0(0), 1 */
+	.long	0xe4600000
+	blr
+
 /* Instructions that must not be probed, never executed. */
 _GLOBAL(kpp_refused)
 	.long	0x7c600164	/* mtmsrd r3 */
