@@ -1031,6 +1031,83 @@ void kprobe_free_init_mem(void)
 }
 
 #ifdef CONFIG_MODULES
+/* Whether @p, or a handler it calls, is in @mod. */
+static bool kprobe_owned_by(struct kprobe *p, struct module *mod)
+{
+	if (within_module((unsigned long)p, mod) ||
+	    within_module((unsigned long)p->pre_handler, mod) ||
+	    within_module((unsigned long)p->post_handler, mod) ||
+	    within_module((unsigned long)p->fault_handler, mod))
+		return true;
+#ifdef CONFIG_KRETPROBES
+	if (p->flags & KPROBE_FLAG_KRETPROBE) {
+		struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+
+		return within_module((unsigned long)rp, mod) ||
+		       within_module((unsigned long)rp->handler, mod) ||
+		       within_module((unsigned long)rp->entry_handler, mod);
+	}
+#endif
+#ifdef CONFIG_JPROBES
+	if (p->flags & KPROBE_FLAG_JPROBE) {
+		struct jprobe *jp = container_of(p, struct jprobe, kp);
+
+		return within_module((unsigned long)jp, mod) ||
+		       within_module((unsigned long)jp->entry, mod);
+	}
+#endif
+	return false;
+}
+
+static struct kprobe *kprobe_find_owned(struct module *mod)
+{
+	struct kprobe *kp, *p;
+	int i;
+
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(kp, &kprobe_table[i], hlist) {
+			list_for_each_entry(p, &kp->list, list) {
+				if (kprobe_owned_by(p, mod))
+					goto out;
+			}
+		}
+	}
+	p = NULL;
+out:
+	mutex_unlock(&kprobe_mutex);
+	return p;
+}
+
+/*
+ * @mod is going and its exit has run: a probe it left registered would call
+ * its handlers, or be read, after its memory is freed.  Unregister each one,
+ * as the module should have, and say so.  A module cannot be pinned by its
+ * own handlers: its exit is what unregisters them.
+ */
+static void kprobe_remove_owned(struct module *mod)
+{
+	struct kprobe *p, *last = NULL;
+	int n = 0;
+
+	while ((p = kprobe_find_owned(mod)) && p != last) {
+		if (IS_ENABLED(CONFIG_KRETPROBES) &&
+		    (p->flags & KPROBE_FLAG_KRETPROBE))
+			unregister_kretprobe(container_of(p, struct kretprobe, kp));
+#ifdef CONFIG_JPROBES
+		else if (p->flags & KPROBE_FLAG_JPROBE)
+			unregister_jprobe(container_of(p, struct jprobe, kp));
+#endif
+		else
+			unregister_kprobe(p);
+		last = p;
+		n++;
+	}
+	if (n)
+		pr_err("module %s unloaded with %d probe%s still registered: unregistered\n",
+		       mod->name, n, n == 1 ? "" : "s");
+}
+
 static int kprobes_module_callback(struct notifier_block *nb,
 				   unsigned long val, void *data)
 {
@@ -1066,6 +1143,8 @@ static int kprobes_module_callback(struct notifier_block *nb,
 		kprobe_blacklist_remove_module(mod);
 out:
 	mutex_unlock(&kprobe_mutex);
+	if (val == MODULE_STATE_GOING)
+		kprobe_remove_owned(mod);
 	return NOTIFY_DONE;
 }
 
