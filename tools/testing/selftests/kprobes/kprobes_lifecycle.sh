@@ -35,8 +35,10 @@ check() {
 }
 nap() { sleep "$1" 2>/dev/null || sleep 1; }
 ctl() { echo "$1" > $C; }
-# lines of kprobes/list on lct_func (kprobe_events: kprobes_lc_target:lct_func)
-func_lines() { grep '[ :]lct_func+0x0' $D/list; }
+# lines of kprobes/list on lct_func (kprobe_events: kprobes_lc_target:lct_func),
+# at its entry: +0x0 while gone, where the arch puts it while live (ppc64le:
+# the local entry or the ftrace call)
+func_lines() { grep '[ :]lct_func+0x[0-9a-f]*[ 	]' $D/list; }
 nfunc() { func_lines | grep -c "$1"; }
 status() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" $LT/status; }
 profile_hits() { awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile; }
@@ -84,9 +86,10 @@ show_list
 check "lifecycle: remove the kprobe event" sh -c \
 	"echo 0 > $T/events/lcev/enable && echo '-:lcev/lcev_f' >> $T/kprobe_events"
 
-# 2. Module init text, freed after init: refused, nothing registered.
+# 2. Module init text after init: refused, nothing registered (the module
+# checks; powerpc64 keeps module init code, and the probe is accepted).
 cat $D/list > /tmp/lc.list0
-check "lifecycle: probe on freed module init text refused" ctl init_text
+check "lifecycle: probe on module init text after init refused (ppc64: accepted)" ctl init_text
 cat $D/list | sed 's/hits=[0-9]* missed=[0-9]*//' > /tmp/lc.list1
 sed 's/hits=[0-9]* missed=[0-9]*//' /tmp/lc.list0 > /tmp/lc.list0s
 check "lifecycle: kprobes/list unchanged by the refused probes" cmp -s /tmp/lc.list0s /tmp/lc.list1
