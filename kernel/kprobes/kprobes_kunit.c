@@ -1937,7 +1937,7 @@ static void kpk_expect_opt_shown(struct kunit *test, struct kprobe *p)
 	rcu_read_unlock();
 	if (!site) {
 		mutex_unlock(&kprobe_mutex);
-		KUNIT_FAIL(test, "no site at %px", p->addr);
+		KUNIT_FAIL(test, "no site at %pS", p->addr);
 		return;
 	}
 	KUNIT_EXPECT_TRUE(test, kprobe_optimized(site));
