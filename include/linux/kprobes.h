@@ -264,7 +264,27 @@ int register_jprobe(struct jprobe *jp);
 void unregister_jprobe(struct jprobe *jp);
 int register_jprobes(struct jprobe **jps, int num);
 void unregister_jprobes(struct jprobe **jps, int num);
+
+/**
+ * jprobe_return() - end of a jprobe handler
+ *
+ * The last thing a jprobe handler does: traps back into kprobes, which
+ * restores the registers and the stack area of the probed function's entry
+ * as they were before the handler ran, and lets the probed function run.
+ * Never returns to its caller when called from a jprobe handler.  Called
+ * anywhere else, it logs an error and returns.
+ */
 void jprobe_return(void);
+
+static inline int enable_jprobe(struct jprobe *jp)
+{
+	return enable_kprobe(&jp->kp);
+}
+
+static inline int disable_jprobe(struct jprobe *jp)
+{
+	return disable_kprobe(&jp->kp);
+}
 #endif
 
 /* Where would a probe on @sym+@offset (or @addr) land, and is it an entry? */
@@ -557,14 +577,88 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 #ifdef CONFIG_JPROBES
 /*
- * jprobes: arch_jprobe_enter() runs at the probe hit: save the registers and
- * MAX_STACK_SIZE bytes of the argument stack area into the kcb, and redirect
- * execution to jp->entry; the handler's jprobe_return() traps back into
- * kprobes, where arch_jprobe_return() restores what was saved so that the
- * probed instruction runs exactly as if nothing had happened.
+ * jprobes (kernel/kprobes/jprobes.c).  A jprobe is a member of the site at a
+ * function's entry, always its last member, whose pre handler saves the
+ * registers and up to MAX_STACK_SIZE bytes of stack from the stack pointer
+ * (the argument area), per CPU, and redirects execution to jprobe::entry.
+ * The handler runs in the probed context, with preemption disabled,
+ * interrupts as they were at the hit and no kprobe running: probes in it are
+ * hit normally, except another jprobe, which misses.  Its jprobe_return()
+ * executes a breakpoint at jprobe_return_break; a handler that returns
+ * instead lands on __jprobe_guard, which breaks at jprobe_guard_break.  The
+ * arch's breakpoint handler passes either trap to jprobe_break(), which
+ * restores the stack area and the registers and then calls
+ * arch_jprobe_resume().  A site with a jprobe is never jump optimized.
+ *
+ * asm/kprobes.h provides, under CONFIG_KPROBES:
+ *   MAX_STACK_SIZE		bytes of stack saved and restored, at most
+ *
+ * The arch provides (asm):
+ *   jprobe_return()		a function whose body is a breakpoint at the
+ *				global label jprobe_return_break, then a
+ *				return to its caller (for a call outside a
+ *				jprobe handler, see below)
+ *   __jprobe_guard		the return address a handler sees: a
+ *				breakpoint at the global label
+ *				jprobe_guard_break, with the stack pointer
+ *				back where it was at the hit (no room for the
+ *				trap's frame is taken from the saved area)
+ *
+ * arch_jprobe_redirect(jp, regs)
+ *				In the jprobe's pre handler, after the save:
+ *				make @regs enter jp->entry as a call from the
+ *				probed function's caller would (arguments and
+ *				stack pointer untouched, whatever the ABI needs
+ *				at an entry point), with __jprobe_guard as the
+ *				return address (in the link register, or in the
+ *				stack slot of the return address).
+ * arch_jprobe_restore_regs(regs, saved)
+ *				In the trap of jprobe_return_break or
+ *				jprobe_guard_break: make @regs the registers
+ *				@saved at the hit, keeping what the trap's own
+ *				frame needs (x86: the segments).
+ * arch_jprobe_resume(site, regs)
+ *				Right after: carry on at @site as when its pre
+ *				handlers return 0: run the probed instruction
+ *				out of line, or the ftrace call as if it had
+ *				run, and the post handlers.  No probe is
+ *				running on this CPU when it is called.
+ *
+ * Service of the core for the arch's breakpoint handler, for a trap at no
+ * site (interrupts disabled):
+ *   jprobe_break(regs, addr)	JPROBE_BREAK_NONE: @addr is not a jprobe
+ *				break, or a stray __jprobe_guard (the kernel
+ *				should handle it as any stray breakpoint);
+ *				JPROBE_BREAK_RESUMED: @regs are set to resume;
+ *				JPROBE_BREAK_STRAY: jprobe_return() was called
+ *				outside a jprobe handler (an error is logged):
+ *				resume after the breakpoint instruction.
  */
-int arch_jprobe_enter(struct jprobe *jp, struct pt_regs *regs);
-bool arch_jprobe_return(struct pt_regs *regs);
+extern char jprobe_return_break[];
+extern char __jprobe_guard[];
+extern char jprobe_guard_break[];
+
+void arch_jprobe_redirect(struct jprobe *jp, struct pt_regs *regs);
+void arch_jprobe_restore_regs(struct pt_regs *regs,
+			      const struct pt_regs *saved);
+void arch_jprobe_resume(struct kprobe *site, struct pt_regs *regs);
+#endif
+
+enum jprobe_break_result {
+	JPROBE_BREAK_NONE,
+	JPROBE_BREAK_RESUMED,
+	JPROBE_BREAK_STRAY,
+};
+
+#ifdef CONFIG_JPROBES
+enum jprobe_break_result jprobe_break(struct pt_regs *regs,
+				      unsigned long addr);
+#else
+static inline enum jprobe_break_result jprobe_break(struct pt_regs *regs,
+						    unsigned long addr)
+{
+	return JPROBE_BREAK_NONE;
+}
 #endif
 
 #else /* !CONFIG_KPROBES */

@@ -464,6 +464,17 @@ static bool site_has_post_handler(struct kprobe *kp)
 	return false;
 }
 
+/* The jprobe of a site, always its last member, or NULL. */
+static struct kprobe *site_jprobe(struct kprobe *kp)
+{
+	struct kprobe *last;
+
+	if (list_empty(&kp->list))
+		return NULL;
+	last = list_last_entry(&kp->list, struct kprobe, list);
+	return last->flags & KPROBE_FLAG_JPROBE ? last : NULL;
+}
+
 /* Whether @s should be armed, given its members and the global switch. */
 bool kprobe_site_wants_armed(struct kprobe_site *s)
 {
@@ -620,7 +631,7 @@ static int kprobe_add(struct kprobe *p, struct list_head *batch)
 	struct kprobe_site *s;
 	struct module *mod = NULL;
 	kprobe_opcode_t *addr;
-	struct kprobe *kp;
+	struct kprobe *kp, *jp;
 	bool on_entry, on_ftrace = false;
 	int ret;
 
@@ -630,6 +641,9 @@ static int kprobe_add(struct kprobe *p, struct list_head *batch)
 	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
 	if (IS_ERR(addr))
 		return PTR_ERR(addr);
+	/* A jprobe sees the arguments of a function: only at its entry. */
+	if ((p->flags & KPROBE_FLAG_JPROBE) && !on_entry)
+		return -EINVAL;
 	ret = kprobe_check_addr(addr, &mod, &on_ftrace);
 	if (ret)
 		return ret;
@@ -641,6 +655,13 @@ static int kprobe_add(struct kprobe *p, struct list_head *batch)
 	}
 
 	kp = get_kprobe(addr);
+	if (kp && (p->flags & KPROBE_FLAG_JPROBE) && site_jprobe(kp)) {
+		/* Two would each restore the registers the other changed. */
+		ret = -EBUSY;
+		free_percpu(p->hits);
+		p->hits = NULL;
+		goto out_put;
+	}
 	if (kp) {
 		s = to_site(kp);
 	} else {
@@ -669,7 +690,20 @@ static int kprobe_add(struct kprobe *p, struct list_head *batch)
 		kprobe_opt_unoptimize_site(s);
 	}
 
-	list_add_tail_rcu(&p->list, &kp->list);
+	/*
+	 * A jprobe's pre handler redirects execution: the other probes' run
+	 * before it, and a jump detour cannot redirect, so a site with a
+	 * jprobe goes back to (or stays) a breakpoint.
+	 */
+	jp = site_jprobe(kp);
+	if (p->flags & KPROBE_FLAG_JPROBE) {
+		WRITE_ONCE(kp->flags, kp->flags | KPROBE_FLAG_JPROBE);
+		kprobe_opt_unoptimize_site(s);
+	}
+	if (jp)
+		list_add_tail_rcu(&p->list, &jp->list);
+	else
+		list_add_tail_rcu(&p->list, &kp->list);
 	if (hlist_unhashed(&kp->hlist))
 		hlist_add_head_rcu(&kp->hlist, kprobe_bucket(addr));
 
@@ -713,6 +747,8 @@ int __unregister_kprobes_top(void *vec, kprobe_nth_t nth, int num,
 			continue;
 		kp = site_kp(s);
 		list_del_rcu(&p->list);
+		if (p->flags & KPROBE_FLAG_JPROBE)
+			WRITE_ONCE(kp->flags, kp->flags & ~KPROBE_FLAG_JPROBE);
 		p->flags |= KPROBE_FLAG_UNREGISTERING;
 		count++;
 		if (list_empty(&kp->list))

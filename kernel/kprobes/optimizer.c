@@ -4,7 +4,8 @@
  * that calls the pre handlers and runs the displaced instructions.
  *
  * A site is optimizable when it is armed with a breakpoint (not through
- * ftrace), no member has a post handler (a detour cannot run them), the
+ * ftrace), no member has a post handler (a detour cannot run them) nor is a
+ * jprobe (a detour cannot redirect execution), the
  * sysctl debug.kprobes-optimization is 1, and the arch accepts it
  * (arch_prepare_optimized_kprobe() builds the detour).  It then goes through:
  *
@@ -57,7 +58,8 @@ static bool site_may_be_optimized(struct kprobe_site *s)
 	struct kprobe *kp = site_kp(s);
 
 	return READ_ONCE(sysctl_kprobes_optimization) && !kprobe_ftrace(kp) &&
-	       !kp->post_handler && !(s->state & SITE_OPT_FAILED) &&
+	       !kp->post_handler && !(kp->flags & KPROBE_FLAG_JPROBE) &&
+	       !(s->state & SITE_OPT_FAILED) &&
 	       kprobe_site_wants_armed(s);
 }
 
