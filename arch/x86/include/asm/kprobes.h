@@ -29,6 +29,12 @@ typedef u8 kprobe_opcode_t;
 /* Detour of an optimized probe: register save template + displaced code. */
 #define MAX_OPTINSN_SIZE	192
 
+/*
+ * jprobes: bytes of stack saved at the hit and restored before the probed
+ * function runs: its return address and up to seven stack arguments.
+ */
+#define MAX_STACK_SIZE		64
+
 /* Bytes replaced by the jump of an optimized probe. */
 #define KPROBE_OPT_JUMP_SIZE	5
 

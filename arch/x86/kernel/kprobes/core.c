@@ -917,6 +917,9 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	p = get_kprobe((void *)addr);
 	if (unlikely(!p)) {
+		/* The end of a jprobe handler; ip is past the int3 already. */
+		if (jprobe_break(regs, addr) != JPROBE_BREAK_NONE)
+			return 1;
 		/*
 		 * The probe went away after this CPU hit its int3: run the
 		 * original instruction, which is back in place.
@@ -945,6 +948,61 @@ int kprobe_int3_handler(struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(kprobe_int3_handler);
+
+#ifdef CONFIG_JPROBES
+/*
+ * The handler is entered as the probed function was: arguments in registers
+ * and on the stack untouched, the return address slot at regs->sp (saved by
+ * the core) pointing to __jprobe_guard.  IBT: the handler's address is taken,
+ * so it starts with ENDBR, and it is reached by iret or by the ret of
+ * ftrace_regs_caller anyway.
+ */
+void arch_jprobe_redirect(struct jprobe *jp, struct pt_regs *regs)
+{
+	*(unsigned long *)regs->sp = (unsigned long)__jprobe_guard;
+	regs->ip = (unsigned long)jp->entry;
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_redirect);
+
+/*
+ * Registers saved by ftrace_regs_caller have constant segments, those of an
+ * int3 may have FRED bits: keep the trap's own.
+ */
+void arch_jprobe_restore_regs(struct pt_regs *regs, const struct pt_regs *saved)
+{
+	u64 csx = regs->csx, ssx = regs->ssx;
+
+	*regs = *saved;
+	regs->csx = csx;
+	regs->ssx = ssx;
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_restore_regs);
+
+void arch_jprobe_resume(struct kprobe *site, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	__this_cpu_write(current_kprobe, site);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (kprobe_ftrace(site)) {
+		/* As kprobe_ftrace_handler() does once the call "ran". */
+		regs->ip = (unsigned long)site->addr + MCOUNT_INSN_SIZE;
+		if (site->post_handler) {
+			kcb->kprobe_status = KPROBE_HIT_SSDONE;
+			kprobe_call_post_handlers(site, regs);
+		}
+		reset_current_kprobe();
+		return;
+	}
+#endif
+	kp_run_insn(site, regs, kcb);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_resume);
+#endif
 
 /**
  * kprobe_fault_handler() - a trap happened while a probe runs on this CPU
