@@ -2,7 +2,7 @@
 /*
  * KUnit suite of the probe manager: registration errors, hit counts, handler
  * order, redirection, reentrancy, kretprobes, fault handlers, concurrency,
- * jump optimization and kprobes on ftrace.
+ * jump optimization, kprobes on ftrace and jprobes.
  *
  * Every check is an exact count or value.  The probed functions are only
  * called by this suite, through volatile function pointers, so that the
@@ -2085,6 +2085,542 @@ static void kpk_test_ftrace(struct kunit *test)
 }
 #endif
 
+/* ---------------------------------------------------------------------------
+ * jprobes
+ * ---------------------------------------------------------------------------
+ */
+#ifdef CONFIG_JPROBES
+/*
+ * Ten integer arguments: four are passed on the stack on x86_64, two on
+ * arm64, riscv64 and powerpc64 (in the parameter save area there).
+ */
+#define KPK_JARGS	10
+#define KPK_JPARAMS	long a0, long a1, long a2, long a3, long a4, \
+			long a5, long a6, long a7, long a8, long a9
+#define KPK_JARGV	{ a0, a1, a2, a3, a4, a5, a6, a7, a8, a9 }
+
+typedef long (*kpk_jfn_t)(KPK_JPARAMS);
+
+/* What the probed functions and the handlers saw last. */
+static long kpk_jfn_seen[KPK_JARGS];
+static long kpk_jh_seen[KPK_JARGS];
+
+static long kpk_jsum(const long *a)
+{
+	long r = 0;
+	int i;
+
+	for (i = 0; i < KPK_JARGS; i++)
+		r += (i + 1) * a[i];
+	return r;
+}
+
+/* An ftrace site at its entry with CONFIG_KPROBES_ON_FTRACE. */
+static noinline __used long kpk_jtarget(KPK_JPARAMS)
+{
+	long a[KPK_JARGS] = KPK_JARGV;
+
+	memcpy(kpk_jfn_seen, a, sizeof(a));
+	return kpk_jsum(a);
+}
+
+/* A breakpoint at its entry on every arch. */
+static noinline __used notrace long kpk_jtarget_nt(KPK_JPARAMS)
+{
+	long a[KPK_JARGS] = KPK_JARGV;
+
+	memcpy(kpk_jfn_seen, a, sizeof(a));
+	return kpk_jsum(a) + 1;
+}
+
+static noinline long kpk_jcall(kpk_jfn_t fn, const long *a)
+{
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+}
+
+/* How the handler behaves, and what it found. */
+static atomic_t kpk_jh_hits;
+static bool kpk_jh_scribble;		/* overwrite its copies of the arguments */
+static bool kpk_jh_no_return;		/* return without jprobe_return() */
+static kpk_jfn_t kpk_jh_call;		/* call this (jprobed) function */
+static long kpk_jh_call_ret;
+static bool kpk_jh_scribbled;		/* and its copies were changed */
+static bool kpk_jh_preemptible;
+static bool kpk_jh_irqs_disabled;
+
+/*
+ * Out of line, so that the compiler keeps each argument in memory: a stack
+ * argument in the slot it was passed in, which is in the probed function's
+ * saved area, and writes there.
+ */
+static noinline void kpk_scribble(long *x)
+{
+	WRITE_ONCE(*x, ~*x);
+}
+
+static long kpk_jhandler(KPK_JPARAMS)
+{
+	long a[KPK_JARGS] = KPK_JARGV;
+
+	memcpy(kpk_jh_seen, a, sizeof(a));
+	kpk_jh_preemptible = preemptible();
+	kpk_jh_irqs_disabled = irqs_disabled();
+	atomic_inc(&kpk_jh_hits);
+	if (READ_ONCE(kpk_jh_call))
+		kpk_jh_call_ret = kpk_jcall(kpk_jh_call, a);
+	if (READ_ONCE(kpk_jh_scribble)) {
+		/* The stack arguments live in the probed function's area. */
+		kpk_scribble(&a0);
+		kpk_scribble(&a1);
+		kpk_scribble(&a2);
+		kpk_scribble(&a3);
+		kpk_scribble(&a4);
+		kpk_scribble(&a5);
+		kpk_scribble(&a6);
+		kpk_scribble(&a7);
+		kpk_scribble(&a8);
+		kpk_scribble(&a9);
+		kpk_jh_scribbled = a0 == ~kpk_jh_seen[0] &&
+				   a1 == ~kpk_jh_seen[1] &&
+				   a2 == ~kpk_jh_seen[2] &&
+				   a3 == ~kpk_jh_seen[3] &&
+				   a4 == ~kpk_jh_seen[4] &&
+				   a5 == ~kpk_jh_seen[5] &&
+				   a6 == ~kpk_jh_seen[6] &&
+				   a7 == ~kpk_jh_seen[7] &&
+				   a8 == ~kpk_jh_seen[8] &&
+				   a9 == ~kpk_jh_seen[9];
+	}
+	if (READ_ONCE(kpk_jh_no_return))
+		return -1;
+	jprobe_return();
+	return -1;
+}
+
+static void kpk_jreset(void)
+{
+	atomic_set(&kpk_jh_hits, 0);
+	kpk_jh_scribble = false;
+	kpk_jh_scribbled = false;
+	kpk_jh_no_return = false;
+	kpk_jh_call = NULL;
+	kpk_jh_call_ret = 0;
+	kpk_jh_preemptible = true;
+	kpk_jh_irqs_disabled = true;
+}
+
+/* The arguments of call @n: distinct, all 64 bits used on 64-bit. */
+static void kpk_jargs(long *a, int n)
+{
+	int i;
+
+	for (i = 0; i < KPK_JARGS; i++)
+		a[i] = (long)(((unsigned long)(i + 1) << (BITS_PER_LONG - 8)) |
+			      ((unsigned long)n << 8) | (0x10 + i));
+}
+
+/*
+ * Call @fn @n times: the function must see its arguments and return its
+ * result; with @hooked, the handler must have seen the same arguments.
+ */
+static void kpk_jcalls(struct kunit *test, kpk_jfn_t fn, long delta, int n,
+		       bool hooked)
+{
+	long a[KPK_JARGS];
+	int c;
+
+	for (c = 0; c < n; c++) {
+		kpk_jargs(a, c);
+		memset(kpk_jfn_seen, 0, sizeof(kpk_jfn_seen));
+		memset(kpk_jh_seen, 0, sizeof(kpk_jh_seen));
+		KUNIT_EXPECT_EQ(test, kpk_jcall(fn, a), kpk_jsum(a) + delta);
+		KUNIT_EXPECT_MEMEQ(test, kpk_jfn_seen, a, sizeof(a));
+		if (hooked)
+			KUNIT_EXPECT_MEMEQ(test, kpk_jh_seen, a, sizeof(a));
+	}
+}
+
+static struct jprobe *kpk_jnew(struct kunit *test, const char *sym)
+{
+	struct jprobe *jp = kunit_kzalloc(test, sizeof(*jp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, jp);
+	jp->kp.symbol_name = sym;
+	jp->entry = kpk_jhandler;
+	return jp;
+}
+
+static void kpk_unreg_jp_action(void *jp)
+{
+	unregister_jprobe(jp);
+}
+
+static int kpk_reg_jp(struct kunit *test, struct jprobe *jp)
+{
+	int ret = register_jprobe(jp);
+
+	if (!ret)
+		ret = kunit_add_action_or_reset(test, kpk_unreg_jp_action, jp);
+	return ret;
+}
+
+static void kpk_unreg_jp(struct kunit *test, struct jprobe *jp)
+{
+	kunit_release_action(test, kpk_unreg_jp_action, jp);
+}
+
+struct kpk_jsite {
+	const char *desc;
+	kpk_jfn_t fn;
+	const char *sym;
+	long delta;		/* fn(a) == kpk_jsum(a) + delta */
+	bool traced;
+};
+
+static const struct kpk_jsite kpk_jsites[] = {
+	{ "traced_entry", kpk_jtarget, "kpk_jtarget", 0, true },
+	{ "notrace_entry", kpk_jtarget_nt, "kpk_jtarget_nt", 1, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(kpk_jsites, kpk_jsites, desc);
+
+/*
+ * The handler sees the arguments, the function sees them unchanged whatever
+ * the handler does to its copies, its result is unaffected; a handler that
+ * forgets jprobe_return() does no harm; disabled, unregistered: no handler.
+ */
+static void kpk_test_jprobe(struct kunit *test)
+{
+	const struct kpk_jsite *s = test->param_value;
+	struct jprobe *jp = kpk_jnew(test, s->sym);
+	u32 flags;
+
+	kpk_jreset();
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)jp->kp.addr, kpk_entry(s->fn));
+	wait_for_kprobe_optimizer();
+	flags = kpk_site_flags(&jp->kp);
+	KUNIT_EXPECT_EQ(test, !!(flags & KPROBE_FLAG_FTRACE),
+			IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) && s->traced);
+	KUNIT_EXPECT_FALSE(test, flags & KPROBE_FLAG_OPTIMIZED);
+
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	/* Interrupts as at the call, no preemption. */
+	KUNIT_EXPECT_FALSE(test, kpk_jh_preemptible);
+	KUNIT_EXPECT_FALSE(test, kpk_jh_irqs_disabled);
+
+	WRITE_ONCE(kpk_jh_scribble, true);
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 2 * KPK_CALLS);
+	KUNIT_EXPECT_TRUE(test, kpk_jh_scribbled);
+	WRITE_ONCE(kpk_jh_scribble, false);
+
+	/* Returning lands on the guard, which does what jprobe_return() does. */
+	WRITE_ONCE(kpk_jh_no_return, true);
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 3 * KPK_CALLS);
+	WRITE_ONCE(kpk_jh_no_return, false);
+
+	KUNIT_EXPECT_EQ(test, disable_jprobe(jp), 0);
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 3 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, enable_jprobe(jp), 0);
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 4 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, jp->kp.nmissed, 0);
+
+	kpk_unreg_jp(test, jp);
+	KUNIT_EXPECT_NULL(test, jp->kp.addr);
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 4 * KPK_CALLS);
+
+	/* Registered again, by symbol. */
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 5 * KPK_CALLS);
+	kpk_unreg_jp(test, jp);
+}
+
+static void kpk_test_jprobe_errno(struct kunit *test)
+{
+	struct jprobe *j1 = kpk_jnew(test, "kpk_jtarget");
+	struct jprobe *j2 = kpk_jnew(test, "kpk_jtarget");
+	struct jprobe *j3 = kpk_jnew(test, "kpk_jtarget_nt");
+	struct jprobe *j4 = kpk_jnew(test, "kpk_jtarget_nt");
+	struct jprobe *batch[2];
+	struct jprobe bad = {};
+	long a[KPK_JARGS];
+
+	kpk_jreset();
+	KUNIT_EXPECT_EQ(test, register_jprobe(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_jprobes(NULL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_jprobes(batch, 0), -EINVAL);
+
+	/* No handler; no address; both an address and a symbol. */
+	bad.kp.symbol_name = "kpk_jtarget";
+	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	bad.entry = kpk_jhandler;
+	bad.kp.symbol_name = NULL;
+	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	bad.kp.symbol_name = "kpk_jtarget";
+	bad.kp.addr = (kprobe_opcode_t *)kpk_entry(kpk_jtarget);
+	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	bad.kp.addr = NULL;
+
+	/* Not a function entry; an unknown function; a core-only flag. */
+	bad.kp.offset = 32;
+	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	bad.kp.offset = 0;
+	bad.kp.symbol_name = "kpk_no_such_function";
+	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -ENOENT);
+	bad.kp.symbol_name = "kpk_jtarget";
+	bad.kp.flags = KPROBE_FLAG_JPROBE;
+	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	bad.kp.flags = 0;
+	/* Blacklisted. */
+	bad.kp.symbol_name = "jprobe_return";
+	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+
+	/* One jprobe per function; the same one twice is a bug. */
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, j1), 0);
+	KUNIT_EXPECT_EQ(test, register_jprobe(j2), -EBUSY);
+	KUNIT_EXPECT_EQ(test, register_jprobe(j1), -EINVAL);
+
+	/* All or nothing: j3 is not left registered. */
+	batch[0] = j3;
+	batch[1] = j4;
+	KUNIT_EXPECT_EQ(test, register_jprobes(batch, 2), -EBUSY);
+	KUNIT_EXPECT_EQ(test, j3->kp.flags, 0);
+	KUNIT_EXPECT_EQ(test, j4->kp.flags, 0);
+	kpk_jcalls(test, kpk_jtarget_nt, 1, KPK_CALLS, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, j3), 0);
+
+	kpk_jcalls(test, kpk_jtarget, 0, KPK_CALLS, true);
+	kpk_jcalls(test, kpk_jtarget_nt, 1, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 2 * KPK_CALLS);
+	kpk_unreg_jp(test, j1);
+	kpk_unreg_jp(test, j3);
+	/* Unregistering what is not registered does nothing. */
+	unregister_jprobe(j2);
+	unregister_jprobe(NULL);
+	kpk_jcalls(test, kpk_jtarget, 0, KPK_CALLS, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 2 * KPK_CALLS);
+
+	/* Outside a handler, jprobe_return() logs an error and returns. */
+	kpk_jargs(a, 1);
+	jprobe_return();
+	KUNIT_EXPECT_EQ(test, kpk_jcall(kpk_jtarget, a), kpk_jsum(a));
+}
+
+struct kpk_jrp {
+	struct kretprobe rp;
+	atomic_t entry;
+	atomic_t ret;
+	atomic_t match;
+	long expect;
+};
+
+static int kpk_jrp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&container_of(get_kretprobe(ri), struct kpk_jrp, rp)->entry);
+	return 0;
+}
+
+static int kpk_jrp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct kpk_jrp *r;
+
+	if (!rp)
+		return 0;
+	r = container_of(rp, struct kpk_jrp, rp);
+	atomic_inc(&r->ret);
+	if ((long)regs_return_value(regs) == READ_ONCE(r->expect))
+		atomic_inc(&r->match);
+	return 0;
+}
+
+/*
+ * A kprobe with a post handler, a kretprobe and another kprobe on the
+ * function of a jprobe, registered before and after it: each handler runs
+ * once per call, the kprobes' pre handlers in registration order.
+ */
+static void kpk_test_jprobe_coexist(struct kunit *test)
+{
+	const struct kpk_jsite *s = test->param_value;
+	struct kpk_probe *k1 = kpk_new(test, 1, s->sym, 0, true);
+	struct kpk_probe *k2 = kpk_new(test, 2, s->sym, 0, false);
+	struct jprobe *jp = kpk_jnew(test, s->sym);
+	struct kpk_jrp *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	static const int order[] = { 1, 2 };
+	long a[KPK_JARGS];
+	int c;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->rp.kp.symbol_name = s->sym;
+	r->rp.entry_handler = kpk_jrp_entry;
+	r->rp.handler = kpk_jrp_handler;
+	kpk_jreset();
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k1->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k2->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, jp->kp.addr, k1->kp.addr);
+	KUNIT_EXPECT_PTR_EQ(test, jp->kp.addr, r->rp.kp.addr);
+
+	for (c = 0; c < KPK_CALLS; c++) {
+		kpk_jargs(a, c);
+		WRITE_ONCE(r->expect, kpk_jsum(a) + s->delta);
+		memset(kpk_jh_seen, 0, sizeof(kpk_jh_seen));
+		KUNIT_EXPECT_EQ(test, kpk_jcall(s->fn, a), kpk_jsum(a) + s->delta);
+		KUNIT_EXPECT_MEMEQ(test, kpk_jfn_seen, a, sizeof(a));
+		KUNIT_EXPECT_MEMEQ(test, kpk_jh_seen, a, sizeof(a));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k1->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k1->post), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k2->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->match), KPK_CALLS);
+	kpk_expect_order(test, order, 2, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, jp->kp.nmissed + k1->kp.nmissed + k2->kp.nmissed, 0);
+
+	/* Without the jprobe, the others go on. */
+	kpk_unreg_jp(test, jp);
+	kpk_order_reset();
+	for (c = 0; c < KPK_CALLS; c++) {
+		kpk_jargs(a, c);
+		WRITE_ONCE(r->expect, kpk_jsum(a) + s->delta);
+		KUNIT_EXPECT_EQ(test, kpk_jcall(s->fn, a), kpk_jsum(a) + s->delta);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k1->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k1->post), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k2->pre), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->match), 2 * KPK_CALLS);
+	kpk_expect_order(test, order, 2, KPK_CALLS);
+
+	/* Back, last again although registered after them. */
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k2->pre), 3 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 3 * KPK_CALLS);
+	kpk_unreg(test, &k1->kp);
+	kpk_unreg(test, &k2->kp);
+	kpk_unreg_rp(test, &r->rp);
+	kpk_jcalls(test, s->fn, s->delta, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 3 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 3 * KPK_CALLS);
+	kpk_unreg_jp(test, jp);
+}
+
+/*
+ * A handler calls another jprobed function: that jprobe misses, the call
+ * returns its result.
+ */
+static void kpk_test_jprobe_nested(struct kunit *test)
+{
+	struct jprobe *outer = kpk_jnew(test, "kpk_jtarget_nt");
+	struct jprobe *inner = kpk_jnew(test, "kpk_jtarget");
+	long a[KPK_JARGS];
+	int c;
+
+	kpk_jreset();
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, outer), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, inner), 0);
+	WRITE_ONCE(kpk_jh_call, kpk_jtarget);
+	for (c = 0; c < KPK_CALLS; c++) {
+		kpk_jargs(a, c);
+		kpk_jh_call_ret = 0;
+		KUNIT_EXPECT_EQ(test, kpk_jcall(kpk_jtarget_nt, a), kpk_jsum(a) + 1);
+		KUNIT_EXPECT_EQ(test, kpk_jh_call_ret, kpk_jsum(a));
+		KUNIT_EXPECT_MEMEQ(test, kpk_jfn_seen, a, sizeof(a));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, KPK_CALLS);
+	WRITE_ONCE(kpk_jh_call, NULL);
+	kpk_unreg_jp(test, inner);
+	kpk_unreg_jp(test, outer);
+}
+
+#ifdef CONFIG_OPTPROBES
+static int kpk_jh_int_seen;
+
+static int kpk_jhandler_int(int x)
+{
+	kpk_jh_int_seen = x;
+	atomic_inc(&kpk_jh_hits);
+	jprobe_return();
+	return 0;
+}
+
+#ifndef CONFIG_X86_64
+/* A leaf without ftrace call: its first instruction can be optimized. */
+static noinline __used notrace int kpk_jleaf(int x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	return x + 9;
+}
+#endif
+
+/*
+ * With optimization on: a jprobe takes its site back to a breakpoint, and
+ * leaving lets it be optimized again.
+ */
+static void kpk_test_jprobe_optimized(struct kunit *test)
+{
+#ifdef CONFIG_X86_64
+	const struct kpk_site s = {
+		"insn", kpk_asm_add1000, "kpk_asm_add1000", 1000
+	};
+#else
+	const struct kpk_site s = { "leaf", kpk_jleaf, "kpk_jleaf", 9 };
+#endif
+	struct kpk_probe *p = kpk_new(test, 1, s.sym, 0, false);
+	struct jprobe *jp = kpk_jnew(test, s.sym);
+	int i;
+
+	jp->entry = kpk_jhandler_int;
+	kpk_jreset();
+	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p->kp), 0);
+	wait_for_kprobe_optimizer();
+	if (!IS_ENABLED(CONFIG_X86_64) &&
+	    !(kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED))
+		kunit_skip(test, "%s+0 is not optimized on this arch", s.sym);
+	KUNIT_ASSERT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, jp->kp.addr, p->kp.addr);
+	KUNIT_EXPECT_FALSE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	for (i = 0; i < KPK_CALLS; i++) {
+		kpk_jh_int_seen = -1;
+		KUNIT_EXPECT_EQ(test, kpk_call(s.fn, i), i + s.delta);
+		KUNIT_EXPECT_EQ(test, kpk_jh_int_seen, i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), KPK_CALLS);
+
+	kpk_unreg_jp(test, jp);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 2 * KPK_CALLS);
+	kpk_unreg(test, &p->kp);
+}
+#endif
+#endif /* CONFIG_JPROBES */
+
 static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_errno_args),
 	KUNIT_CASE(kpk_test_errno_offset),
@@ -2120,6 +2656,15 @@ static struct kunit_case kprobes_kunit_cases[] = {
 #endif
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	KUNIT_CASE(kpk_test_ftrace),
+#endif
+#ifdef CONFIG_JPROBES
+	KUNIT_CASE_PARAM(kpk_test_jprobe, kpk_jsites_gen_params),
+	KUNIT_CASE(kpk_test_jprobe_errno),
+	KUNIT_CASE_PARAM(kpk_test_jprobe_coexist, kpk_jsites_gen_params),
+	KUNIT_CASE(kpk_test_jprobe_nested),
+#ifdef CONFIG_OPTPROBES
+	KUNIT_CASE(kpk_test_jprobe_optimized),
+#endif
 #endif
 	{}
 };
