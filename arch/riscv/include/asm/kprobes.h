@@ -76,6 +76,12 @@ struct arch_specific_insn {
 	u8 boostable;
 };
 
+/*
+ * jprobes: bytes of stack saved at the hit and restored before the probed
+ * function runs: up to eight stack arguments (a0-a7 take the first eight).
+ */
+#define MAX_STACK_SIZE			64
+
 /* One interrupted probe, saved while a reentered one runs out of line. */
 struct prev_kprobe {
 	struct kprobe *kp;

@@ -510,6 +510,26 @@ static bool kprobe_reenter(struct kprobe *p, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_reenter);
 
+/* The probed instruction of @p, after its pre handlers did not redirect. */
+static void kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
+			    struct kprobe_ctlblk *kcb)
+{
+	if (p->ainsn.simulate && !riscv_opt_resume_addr(p)) {
+		kprobe_run_stateless(p, regs, false);
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		if (READ_ONCE(p->post_handler))
+			kprobe_call_post_handlers(p, regs);
+		reset_current_kprobe();
+	} else if (kprobe_run_stateless(p, regs, !READ_ONCE(p->post_handler))) {
+		reset_current_kprobe();
+	} else {
+		kcb->kprobe_status = KPROBE_HIT_SS;
+		kprobe_step(p, regs, kcb);
+	}
+}
+
+NOKPROBE_SYMBOL(kprobe_run_insn);
+
 /*
  * No site at @addr: if the breakpoint is not there any more, it was removed
  * while this hart was on its way to it (or its instruction cache is
@@ -544,8 +564,18 @@ bool kprobe_breakpoint_handler(struct pt_regs *regs)
 	struct kprobe *p;
 
 	p = get_kprobe((kprobe_opcode_t *)addr);
-	if (!p)
-		return kprobe_bp_gone(addr);
+	if (!p) {
+		switch (jprobe_break(regs, addr)) {
+		case JPROBE_BREAK_RESUMED:
+			return true;
+		case JPROBE_BREAK_STRAY:
+			/* A 32-bit EBREAK, see kprobes_trampoline.S. */
+			instruction_pointer_set(regs, addr + 4);
+			return true;
+		default:
+			return kprobe_bp_gone(addr);
+		}
+	}
 	if (kprobe_running())
 		return kprobe_reenter(p, regs, kcb);
 
@@ -556,23 +586,46 @@ bool kprobe_breakpoint_handler(struct pt_regs *regs)
 		reset_current_kprobe();
 		return true;
 	}
-
-	if (p->ainsn.simulate && !riscv_opt_resume_addr(p)) {
-		kprobe_run_stateless(p, regs, false);
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
-		if (READ_ONCE(p->post_handler))
-			kprobe_call_post_handlers(p, regs);
-		reset_current_kprobe();
-	} else if (kprobe_run_stateless(p, regs, !READ_ONCE(p->post_handler))) {
-		reset_current_kprobe();
-	} else {
-		kcb->kprobe_status = KPROBE_HIT_SS;
-		kprobe_step(p, regs, kcb);
-	}
+	kprobe_run_insn(p, regs, kcb);
 	return true;
 }
 
 NOKPROBE_SYMBOL(kprobe_breakpoint_handler);
+
+#ifdef CONFIG_JPROBES
+/*
+ * The handler is entered as the probed function was, arguments in a0-a7 and
+ * on the stack untouched, returning to __jprobe_guard.  The probed entry may
+ * be a compressed instruction: the hit path steps or simulates it at resume
+ * as for any probe.
+ */
+void arch_jprobe_redirect(struct jprobe *jp, struct pt_regs *regs)
+{
+	regs->ra = (unsigned long)__jprobe_guard;
+	instruction_pointer_set(regs, (unsigned long)jp->entry);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_redirect);
+
+/* The GPRs and the PC; the CSRs are the EBREAK frame's own. */
+void arch_jprobe_restore_regs(struct pt_regs *regs, const struct pt_regs *saved)
+{
+	memcpy(regs, saved, offsetof(struct pt_regs, status));
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_restore_regs);
+
+void arch_jprobe_resume(struct kprobe *site, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	__this_cpu_write(current_kprobe, site);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_run_insn(site, regs, kcb);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_resume);
+#endif
 
 static bool kprobe_in_step(struct kprobe *p, struct pt_regs *regs,
 			   struct kprobe_ctlblk *kcb, unsigned long off)

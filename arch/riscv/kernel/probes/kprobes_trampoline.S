@@ -2,6 +2,7 @@
 /*
  * The return trampoline of kretprobes.
  */
+#include <linux/export.h>
 #include <linux/linkage.h>
 #include <asm/asm.h>
 #include <asm/asm-offsets.h>
@@ -40,3 +41,31 @@ SYM_CODE_START(__kretprobe_trampoline)
 	ret
 SYM_CODE_END(__kretprobe_trampoline)
 ASM_NOKPROBE(__kretprobe_trampoline)
+
+#ifdef CONFIG_JPROBES
+/*
+ * The breakpoints that end a jprobe handler (see "jprobes" in
+ * <linux/kprobes.h>): jprobe_return() traps and is resumed elsewhere, or,
+ * called outside a handler, right after its EBREAK, and returns.  A handler
+ * that returns lands on __jprobe_guard.  Both are 32-bit EBREAKs at no probe
+ * site, which kprobe_breakpoint_handler() hands to jprobe_break().
+ */
+SYM_FUNC_START(jprobe_return)
+	.option push
+	.option norvc
+SYM_INNER_LABEL(jprobe_return_break, SYM_L_GLOBAL)
+	ebreak
+	.option pop
+	ret
+SYM_FUNC_END(jprobe_return)
+EXPORT_SYMBOL_GPL(jprobe_return)
+
+	.balign 4
+SYM_CODE_START(__jprobe_guard)
+	.option push
+	.option norvc
+SYM_INNER_LABEL(jprobe_guard_break, SYM_L_GLOBAL)
+	ebreak
+	.option pop
+SYM_CODE_END(__jprobe_guard)
+#endif
