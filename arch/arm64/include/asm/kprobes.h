@@ -65,6 +65,12 @@ struct arch_specific_insn {
 	u8 landing_pad;
 };
 
+/*
+ * jprobes: bytes of stack saved at the hit and restored before the probed
+ * function runs: up to eight stack arguments (x0-x7 take the first eight).
+ */
+#define MAX_STACK_SIZE			64
+
 /* One interrupted probe, saved while a reentered one runs out of line. */
 struct prev_kprobe {
 	struct kprobe *kp;

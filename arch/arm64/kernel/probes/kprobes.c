@@ -376,6 +376,27 @@ static int kprobe_reenter(struct kprobe *p, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_reenter);
 
+/* The probed instruction of @p, after its pre handlers did not redirect. */
+static void kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
+			    struct kprobe_ctlblk *kcb)
+{
+	if (p->ainsn.api.handler) {
+		kprobe_simulate(p, regs);
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		if (READ_ONCE(p->post_handler))
+			kprobe_call_post_handlers(p, regs);
+		reset_current_kprobe();
+	} else if (p->ainsn.boostable && !READ_ONCE(p->post_handler)) {
+		kprobe_boost(p, regs);
+		reset_current_kprobe();
+	} else {
+		kcb->kprobe_status = KPROBE_HIT_SS;
+		kprobe_step(p, regs, kcb);
+	}
+}
+
+NOKPROBE_SYMBOL(kprobe_run_insn);
+
 /*
  * No site at @addr: if the BRK is not there any more, it was removed while
  * this CPU was on its way to it; resume on the restored instruction.
@@ -406,8 +427,17 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe *p;
 
 	p = get_kprobe((kprobe_opcode_t *)addr);
-	if (!p)
-		return kprobe_brk_gone(addr);
+	if (!p) {
+		switch (jprobe_break(regs, addr)) {
+		case JPROBE_BREAK_RESUMED:
+			return DBG_HOOK_HANDLED;
+		case JPROBE_BREAK_STRAY:
+			instruction_pointer_set(regs, addr + AARCH64_INSN_SIZE);
+			return DBG_HOOK_HANDLED;
+		default:
+			return kprobe_brk_gone(addr);
+		}
+	}
 	if (kprobe_running())
 		return kprobe_reenter(p, regs, kcb);
 
@@ -418,24 +448,60 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 		reset_current_kprobe();
 		return DBG_HOOK_HANDLED;
 	}
-
-	if (p->ainsn.api.handler) {
-		kprobe_simulate(p, regs);
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
-		if (READ_ONCE(p->post_handler))
-			kprobe_call_post_handlers(p, regs);
-		reset_current_kprobe();
-	} else if (p->ainsn.boostable && !READ_ONCE(p->post_handler)) {
-		kprobe_boost(p, regs);
-		reset_current_kprobe();
-	} else {
-		kcb->kprobe_status = KPROBE_HIT_SS;
-		kprobe_step(p, regs, kcb);
-	}
+	kprobe_run_insn(p, regs, kcb);
 	return DBG_HOOK_HANDLED;
 }
 
 NOKPROBE_SYMBOL(kprobe_brk_handler);
+
+#ifdef CONFIG_JPROBES
+/*
+ * The stack pointer at the hit while a jprobe handler runs on this CPU, else
+ * 0.  An exception return to EL1 does not load SP from pt_regs: the
+ * handler's jprobe_return() (kprobes_trampoline.S) moves SP back there
+ * itself before its BRK, so that the trap returns with SP as at the hit.
+ */
+DEFINE_PER_CPU(unsigned long, jprobe_entry_sp);
+
+/*
+ * The handler is entered as the probed function was, arguments in x0-x7 and
+ * on the stack untouched, returning to __jprobe_guard.  BTYPE is cleared as
+ * for any ERET to a redirected PC; the handler's own PAC signs and checks
+ * whatever return address it finds in x30.
+ */
+void arch_jprobe_redirect(struct jprobe *jp, struct pt_regs *regs)
+{
+	__this_cpu_write(jprobe_entry_sp, regs->sp);
+	regs->regs[30] = (unsigned long)__jprobe_guard;
+	regs->pstate &= ~PSR_BTYPE_MASK;
+	instruction_pointer_set(regs, (unsigned long)jp->entry);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_redirect);
+
+/*
+ * The GPRs, PC and PSTATE; the rest is the BRK frame's own.  SP is already
+ * the saved one, see jprobe_entry_sp.
+ */
+void arch_jprobe_restore_regs(struct pt_regs *regs, const struct pt_regs *saved)
+{
+	__this_cpu_write(jprobe_entry_sp, 0);
+	regs->user_regs = saved->user_regs;
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_restore_regs);
+
+void arch_jprobe_resume(struct kprobe *site, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	__this_cpu_write(current_kprobe, site);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_run_insn(site, regs, kcb);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_resume);
+#endif
 
 /**
  * kprobe_ss_brk_handler() - a BRK #KPROBES_BRK_SS_IMM was hit

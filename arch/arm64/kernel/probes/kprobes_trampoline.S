@@ -2,9 +2,11 @@
 /*
  * The return trampoline of kretprobes.
  */
+#include <linux/export.h>
 #include <linux/linkage.h>
 #include <asm/asm-offsets.h>
 #include <asm/assembler.h>
+#include <asm/brk-imm.h>
 
 #include "asm-regs.h"
 
@@ -44,3 +46,34 @@ SYM_CODE_START(__kretprobe_trampoline)
 	ret
 SYM_CODE_END(__kretprobe_trampoline)
 NOKPROBE(__kretprobe_trampoline)
+
+#ifdef CONFIG_JPROBES
+/*
+ * The breakpoints that end a jprobe handler (see "jprobes" in
+ * <linux/kprobes.h>): jprobe_return() traps and is resumed elsewhere, or,
+ * called outside a handler, right after its BRK, and returns.  A handler
+ * that returns lands on __jprobe_guard.  Both BRKs are #KPROBES_BRK_IMM at
+ * no probe site, which kprobe_brk_handler() hands to jprobe_break().
+ *
+ * An exception return to EL1 keeps SP as it was at the exception: in a
+ * handler, jprobe_return() first moves SP back to where it was at the hit
+ * (jprobe_entry_sp; the handler's frames are dead), so that the BRK's frame
+ * lies below the saved stack area and the probed function resumes with its
+ * own SP.  A handler that returns has SP there already.  x16 and x17 may be
+ * clobbered by any call.
+ */
+SYM_FUNC_START(jprobe_return)
+	ldr_this_cpu	x16, jprobe_entry_sp, x17
+	cbz	x16, jprobe_return_break
+	mov	sp, x16
+SYM_INNER_LABEL(jprobe_return_break, SYM_L_GLOBAL)
+	brk	#KPROBES_BRK_IMM
+	ret
+SYM_FUNC_END(jprobe_return)
+EXPORT_SYMBOL_GPL(jprobe_return)
+
+SYM_CODE_START(__jprobe_guard)
+SYM_INNER_LABEL(jprobe_guard_break, SYM_L_GLOBAL)
+	brk	#KPROBES_BRK_IMM
+SYM_CODE_END(__jprobe_guard)
+#endif
