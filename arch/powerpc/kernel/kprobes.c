@@ -562,6 +562,32 @@ static int kprobe_reenter(struct kprobe *p, struct pt_regs *regs,
 NOKPROBE_SYMBOL(kprobe_reenter);
 
 /*
+ * The probed instruction of @p, after its pre handlers did not redirect.
+ * Returns 0 if it can be neither emulated nor stepped.
+ */
+static int kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
+			   struct kprobe_ctlblk *kcb)
+{
+	kcb->kprobe_status = KPROBE_HIT_SS;
+	if (kprobe_emulate(p, regs)) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		if (READ_ONCE(p->post_handler))
+			kprobe_call_post_handlers(p, regs);
+		reset_current_kprobe();
+		return 1;
+	}
+	if (unlikely(!p->ainsn.slot)) {
+		pr_err("cannot emulate %pS\n", p->addr);
+		reset_current_kprobe();
+		return 0;
+	}
+	kprobe_step(p, regs, kcb);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_run_insn);
+
+/*
  * No site at @addr: if the trap is not there any more, it was removed while
  * this CPU was on its way to it; resume on the restored instruction.  Any
  * other trap (BUG(), WARN(), a debugger's) is not kprobes'.
@@ -595,8 +621,17 @@ int kprobe_handler(struct pt_regs *regs)
 		return 1;
 
 	p = get_kprobe((kprobe_opcode_t *)addr);
-	if (!p)
-		return kprobe_trap_gone(addr);
+	if (!p) {
+		switch (jprobe_break(regs, addr)) {
+		case JPROBE_BREAK_RESUMED:
+			return 1;
+		case JPROBE_BREAK_STRAY:
+			regs_set_return_ip(regs, addr + 4);
+			return 1;
+		default:
+			return kprobe_trap_gone(addr);
+		}
+	}
 	if (unlikely(p->ainsn.kind == KP_INSN_NONE))
 		return 0;
 
@@ -611,25 +646,73 @@ int kprobe_handler(struct pt_regs *regs)
 		reset_current_kprobe();
 		return 1;
 	}
-
-	kcb->kprobe_status = KPROBE_HIT_SS;
-	if (kprobe_emulate(p, regs)) {
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
-		if (READ_ONCE(p->post_handler))
-			kprobe_call_post_handlers(p, regs);
-		reset_current_kprobe();
-		return 1;
-	}
-	if (unlikely(!p->ainsn.slot)) {
-		pr_err("cannot emulate %pS\n", p->addr);
-		reset_current_kprobe();
-		return 0;
-	}
-	kprobe_step(p, regs, kcb);
-	return 1;
+	return kprobe_run_insn(p, regs, kcb);
 }
 
 NOKPROBE_SYMBOL(kprobe_handler);
+
+#ifdef CONFIG_JPROBES
+/*
+ * The handler is entered at its global entry point with r12 set to it, as
+ * a call through a function pointer would, so that it sets up its own TOC
+ * (it may be in a module); arguments in r3-r10 and in the caller's parameter
+ * save area are untouched, and it returns to __jprobe_guard.
+ */
+void arch_jprobe_redirect(struct jprobe *jp, struct pt_regs *regs)
+{
+	unsigned long entry = ppc_global_function_entry(jp->entry);
+
+	regs->link = (unsigned long)__jprobe_guard;
+	regs->gpr[12] = entry;
+	regs_set_return_ip(regs, entry);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_redirect);
+
+/*
+ * The GPRs but r13 (this CPU's paca, the same since preemption is disabled
+ * anyway), NIP, LR, CTR, XER and CR.  MSR and the soft-mask state are the
+ * trap frame's own: the handler ran with those of the hit, and registers
+ * saved by ftrace_regs_caller have no soft-mask state.
+ */
+void arch_jprobe_restore_regs(struct pt_regs *regs, const struct pt_regs *saved)
+{
+	unsigned long r13 = regs->gpr[13];
+
+	memcpy(regs->gpr, saved->gpr, sizeof(regs->gpr));
+	regs->gpr[13] = r13;
+	regs->link = saved->link;
+	regs->ctr = saved->ctr;
+	regs->xer = saved->xer;
+	regs->ccr = saved->ccr;
+	regs_set_return_ip(regs, saved->nip);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_restore_regs);
+
+void arch_jprobe_resume(struct kprobe *site, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	__this_cpu_write(current_kprobe, site);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (kprobe_ftrace(site)) {
+		/* As kprobe_ftrace_handler() does once the call "ran". */
+		regs_set_return_ip(regs, (unsigned long)site->addr + MCOUNT_INSN_SIZE);
+		if (READ_ONCE(site->post_handler)) {
+			kcb->kprobe_status = KPROBE_HIT_SSDONE;
+			kprobe_call_post_handlers(site, regs);
+		}
+		reset_current_kprobe();
+		return;
+	}
+#endif
+	kprobe_run_insn(site, regs, kcb);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_resume);
+#endif
 
 /**
  * kprobe_post_handler() - the trace interrupt after a stepped copy

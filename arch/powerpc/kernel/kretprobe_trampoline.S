@@ -2,6 +2,7 @@
 /*
  * The return trampoline of kretprobes.
  */
+#include <linux/export.h>
 #include <asm/ppc_asm.h>
 
 #include "kprobes-regs.S"
@@ -36,3 +37,26 @@ _GLOBAL(__kretprobe_trampoline)
 	kprobe_restore_regs_but_lr
 	blr
 _ASM_NOKPROBE_SYMBOL(DOTSYM(__kretprobe_trampoline))
+
+#ifdef CONFIG_JPROBES
+/*
+ * The traps that end a jprobe handler (see "jprobes" in <linux/kprobes.h>):
+ * jprobe_return() traps and is resumed elsewhere, or, called outside a
+ * handler, right after its trap, and returns.  A handler that returns lands
+ * on __jprobe_guard.  Both traps are at no probe site, and kprobe_handler()
+ * hands them to jprobe_break().
+ */
+_GLOBAL(jprobe_return)
+	.globl	jprobe_return_break
+jprobe_return_break:
+	trap
+	blr
+EXPORT_SYMBOL_GPL(jprobe_return)
+
+	.balign	4
+	.globl	__jprobe_guard
+__jprobe_guard:
+	.globl	jprobe_guard_break
+jprobe_guard_break:
+	trap
+#endif

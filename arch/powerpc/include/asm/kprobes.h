@@ -55,6 +55,14 @@ struct prev_kprobe {
 	unsigned int status;
 };
 
+/*
+ * jprobes: bytes of stack saved at the hit and restored before the probed
+ * function runs: the caller's frame header (the probed function and the
+ * handler both save LR and CR there) and parameter save area, with up to
+ * four stack arguments (r3-r10 take the first eight).
+ */
+#define MAX_STACK_SIZE		128
+
 /**
  * struct kprobe_ctlblk - per-CPU kprobes state
  * @kprobe_status: KPROBE_HIT_* / KPROBE_REENTER
