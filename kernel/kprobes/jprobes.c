@@ -25,6 +25,7 @@
  */
 #define pr_fmt(fmt) "jprobes: " fmt
 
+#include <linux/kasan.h>
 #include <linux/kprobes.h>
 #include <linux/minmax.h>
 #include <linux/percpu.h>
@@ -70,6 +71,25 @@ static unsigned long jprobe_stack_len(unsigned long sp)
 }
 
 NOKPROBE_SYMBOL(jprobe_stack_len);
+
+/*
+ * The handler's frames below @sp are abandoned without their epilogues: with
+ * KASAN, the redzones of their locals would stay poisoned under the stack
+ * the probed function goes on with.  Unpoison from the base of the task
+ * stack, or on another stack from @low, the stack pointer of the break (on
+ * arm64 that is @sp already: such a handler's redzones stay).
+ */
+static void jprobe_unpoison_stack(unsigned long sp, unsigned long low)
+{
+	unsigned long base = (unsigned long)task_stack_page(current);
+
+	if (sp >= base && sp < base + THREAD_SIZE)
+		low = base;
+	if (low < sp)
+		kasan_unpoison_range((void *)low, sp - low);
+}
+
+NOKPROBE_SYMBOL(jprobe_unpoison_stack);
 
 /* The pre handler of every jprobe's kp: always the last of its site. */
 static int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
@@ -130,6 +150,7 @@ enum jprobe_break_result jprobe_break(struct pt_regs *regs, unsigned long addr)
 		pr_err_once("a jprobe handler of %pS returned without jprobe_return()\n",
 			    site->addr);
 
+	jprobe_unpoison_stack(f->sp, kernel_stack_pointer(regs));
 	memcpy((void *)f->sp, f->stack, f->len);
 	arch_jprobe_restore_regs(regs, &f->regs);
 	WRITE_ONCE(f->site, NULL);
