@@ -143,7 +143,7 @@ static const int kpk_rodata_var[4] = { 1, 2, 3, 4 };
 #include <asm/asm.h>
 #include <asm/extable_fixup_types.h>
 #include <asm/ibt.h>
-#include <asm/linkage.h>
+#include <linux/linkage.h>
 
 #define KPK_ENDBR_LEN	(IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? 4 : 0)
 #define KPK_MOVL_LEN	5
