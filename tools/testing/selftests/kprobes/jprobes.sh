@@ -74,6 +74,9 @@ rmmod jprobes_selftest
 run_sync 1 && [ -z "$(jlines)" ]
 check "rmmod: no jprobe left, sync works" test $? = 0
 
-[ $N = $NTESTS ] || { echo "not ok $((N + 1)) - ran $N tests, planned $NTESTS"; FAIL=$((FAIL + 1)); }
+if [ $N != $NTESTS ]; then
+	echo "not ok $((N + 1)) - ran $N tests, planned $NTESTS"
+	FAIL=$((FAIL + 1))
+fi
 diag "$FAIL failed"
 [ $FAIL = 0 ]

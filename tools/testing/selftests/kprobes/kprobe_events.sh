@@ -127,7 +127,8 @@ while [ $i -lt $NOPEN ]; do
 	i=$((i + 1))
 done
 echo 0 > $T/events/$G/enable
-n=$(lines " open: \(do_sys_openat2\+0x[0-9a-f]+/0x[0-9a-f]+\) dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\"$")
+at="\(do_sys_openat2\+0x[0-9a-f]+/0x[0-9a-f]+\)"
+n=$(lines " open: $at dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\"$")
 [ "$n" = $NOPEN ] || grep -m 3 " open: " $T/trace | sed 's/^/# /'
 check_trace "trace: $NOPEN opens with dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\" (got $n)" \
 	test "$n" = $NOPEN
@@ -164,7 +165,7 @@ while [ $o -lt $lim ] && [ -z "$off" ]; do
 	o=$((o + 1))
 done
 diag "first instruction boundary after ksys_sync's entry: +$off"
-check "add p:, a second p:, r:, r10: on ksys_sync (at +${entry:-?}) and p: on ksys_sync+$off" sh -c \
+check "add p:, a second p:, r:, r10: on ksys_sync (at +${entry:-?}), p: on ksys_sync+$off" sh -c \
 	"test -n '$off' -a -n '$entry' -a '${entry_ok:-yes}' = yes &&
 	 grep -q '^p:$G/sync ksys_sync' $T/kprobe_events &&
 	 echo 'p:$G/sync2 ksys_sync' >> $T/kprobe_events &&
@@ -213,7 +214,8 @@ check "refused: a kretprobe not at a function entry (ksys_sync+$off)" \
 # The series checks an offset against the size of its function (-EILSEQ);
 # upstream 6.12 puts such a probe in whatever text follows the function.
 if grep -q "ws.variant=upstream" /proc/cmdline; then
-	ok "refused: an offset past the end of ksys_sync # SKIP upstream does not check offsets against the function size"
+	ok "refused: an offset past the end of ksys_sync" \
+		"# SKIP upstream does not check offsets against the function size"
 else
 	check "refused: an offset past the end of ksys_sync" \
 		refused "p:$G/bad ksys_sync+0x100000"
@@ -223,8 +225,12 @@ fi
 remove_events
 check "all $G events removed" sh -c "! grep -q ':$G/' $T/kprobe_events"
 check "no $G event left in kprobe_profile" sh -c \
-	"! awk '{ print \$1 }' $T/kprobe_profile | grep -qE '^(open|open_ret|sync|sync2|sync_ret|sync_r10|sync_off)$'"
+	"! awk '{ print \$1 }' $T/kprobe_profile |
+	 grep -qE '^(open|open_ret|sync|sync2|sync_ret|sync_r10|sync_off)$'"
 
-[ $N = $NTESTS ] || { echo "not ok $((N + 1)) - ran $N tests, planned $NTESTS"; FAIL=$((FAIL + 1)); }
+if [ $N != $NTESTS ]; then
+	echo "not ok $((N + 1)) - ran $N tests, planned $NTESTS"
+	FAIL=$((FAIL + 1))
+fi
 diag "$FAIL failed"
 [ $FAIL = 0 ]

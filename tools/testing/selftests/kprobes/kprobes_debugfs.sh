@@ -298,6 +298,9 @@ check "events removed: no probe left on ksys_sync" \
 check "kprobes/enabled and kprobes-optimization restored" \
 	sh -c "test \"\$(cat $D/enabled)\" = 1 && { ! test -e $OPT || test \"\$(cat $OPT)\" = 1; }"
 
-[ $N = $NTESTS ] || { echo "not ok $((N + 1)) - ran $N tests, planned $NTESTS"; FAIL=$((FAIL + 1)); }
+if [ $N != $NTESTS ]; then
+	echo "not ok $((N + 1)) - ran $N tests, planned $NTESTS"
+	FAIL=$((FAIL + 1))
+fi
 diag "$FAIL failed"
 [ $FAIL = 0 ]

@@ -67,7 +67,8 @@ check "lifecycle: both count calls of lct_func" ctl wait_hits
 check "lifecycle: kprobes/list shows both, live" \
 	test "$(nfunc '')" = 2 -a "$(nfunc GONE)" = 0
 check "lifecycle: kprobe event on kprobes_lc_target:lct_func" sh -c \
-	"echo 'p:lcev/lcev_f kprobes_lc_target:lct_func' >> $T/kprobe_events && echo 1 > $T/events/lcev/enable"
+	"echo 'p:lcev/lcev_f kprobes_lc_target:lct_func' >> $T/kprobe_events &&
+	 echo 1 > $T/events/lcev/enable"
 check "lifecycle: rmmod kprobes_lc_target under probes" rmmod kprobes_lc_target
 check "lifecycle: kprobes/list shows the three probes [GONE]" \
 	test "$(nfunc GONE)" = 3 -a "$(nfunc '')" = 3
@@ -147,7 +148,7 @@ else
 		missed=$(awk '$1 == "lcex_exec" { print $3 }' $T/kprobe_profile)
 		rets=$(grep -c ' lcex_exec: (.* <- '"$fn"') ret=0x0' $T/trace)
 		echo "# $fn: $hits entries, $missed missed, $rets returns with 0 in the trace"
-		check "lifecycle: kretprobe on $fn across 10 execs: 10 entries, 0 missed, 10 returns" \
+		check "lifecycle: kretprobe on $fn, 10 execs: 10 entries, 0 missed, 10 returns" \
 			test "$hits" = 10 -a "$missed" = 0 -a "$rets" = 10
 		echo '-:lcex/lcex_exec' >> $T/kprobe_events
 	else
