@@ -34,6 +34,17 @@ cd "$(dirname "$0")" || exit 1
 echo "TAP version 13"
 echo "1..$NTESTS"
 
+# Upstream 6.12 leaves such probes armed with their handlers freed: the
+# next sync(2) would run freed code.  Nothing to test there.
+if grep -q "ws.variant=upstream" /proc/cmdline; then
+	i=0
+	while [ $i -lt $NTESTS ]; do
+		i=$((i + 1))
+		echo "ok $i - leaked probes # SKIP upstream keeps a gone module's probes armed"
+	done
+	exit 0
+fi
+
 before=$(nlines)
 check "insmod kprobes_leak.ko" insmod ./kprobes_leak.ko
 check "its kprobe and kretprobe are listed on ksys_sync" \
