@@ -889,6 +889,34 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 	kp_step_trapping(p, regs, kcb, KPROBE_REENTER);
 }
 
+/*
+ * An int3 trapped at a site armed through ftrace is not ours: such a site has
+ * no breakpoint and no copy of its instruction to run (ainsn is left empty by
+ * arch_prepare_kprobe_ftrace()), so the breakpoint path would send the CPU to
+ * address 0.  The int3 is ftrace's, patching the call, that the text patching
+ * handler did not claim; this CPU can keep trapping on it after the text
+ * changed (seen under QEMU TCG), so going back to @addr may loop.  Run what
+ * the text holds now instead: the nop, or the call to ftrace.
+ */
+static nokprobe_inline int kp_ftrace_site_int3(struct pt_regs *regs,
+					       unsigned long addr)
+{
+	u8 insn[MCOUNT_INSN_SIZE];
+
+	if (copy_from_kernel_nofault(insn, (void *)addr, MCOUNT_INSN_SIZE) ||
+	    insn[0] == INT3_INSN_OPCODE)
+		return 0;
+
+	if (insn[0] == CALL_INSN_OPCODE)
+		int3_emulate_call(regs, addr + CALL_INSN_SIZE +
+				  *(s32 *)(insn + 1));
+	else if (!memcmp(insn, x86_nops[MCOUNT_INSN_SIZE], MCOUNT_INSN_SIZE))
+		regs->ip = addr + MCOUNT_INSN_SIZE;
+	else
+		regs->ip = addr;
+	return 1;
+}
+
 /**
  * kprobe_int3_handler() - handle an int3 trap in the kernel
  * @regs: registers at the trap; regs->ip is just after the int3
@@ -930,6 +958,9 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		}
 		return 0;
 	}
+
+	if (unlikely(kprobe_ftrace(p)))
+		return kp_ftrace_site_int3(regs, addr);
 
 	if (unlikely(cur)) {
 		kp_reenter(p, regs, kcb);
