@@ -45,6 +45,10 @@
 #include <linux/uaccess.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/bitmap.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
 
 #include <asm/text-patching.h>
 #include <asm/insn.h>
@@ -138,28 +142,114 @@ int kprobe_decode_orig(struct insn *insn, unsigned long addr, u8 *buf)
  * instruction boundary.  The ftrace site at the entry is skipped as one
  * 5-byte instruction whatever it holds at the moment: ftrace may be
  * rewriting it (int3 + tail of a call) while we look.
+ *
+ * Decoding costs thousands of instructions per instruction decoded, and
+ * probing every instruction of a function would decode it once per probe:
+ * the boundaries found in the last function checked are kept, as a bitmap
+ * of its offsets, along with how far it has been decoded.  The original
+ * instructions of a function never change (patching keeps their lengths,
+ * and kp_recover_bytes() hides our own changes); only a module going away
+ * can put other code at the same address, so that clears the cache.
  */
-static int kp_check_boundary(unsigned long paddr)
+#define KP_BCACHE_MAX_SIZE	SZ_64K
+
+static struct {
+	struct mutex lock;	/* protects the fields below */
+	unsigned long func;	/* start of the cached function, 0 if none */
+	unsigned long size;
+	unsigned long next;	/* first boundary not decoded yet */
+	unsigned long *bounds;	/* bit n set: func + n is a boundary */
+} kp_bcache = {
+	.lock = __MUTEX_INITIALIZER(kp_bcache.lock),
+};
+
+static void kp_bcache_reset(unsigned long func, unsigned long size)
 {
-	unsigned long size, offset, addr;
+	bitmap_free(kp_bcache.bounds);
+	kp_bcache.bounds = NULL;
+	kp_bcache.func = 0;
+	if (!func || size > KP_BCACHE_MAX_SIZE)
+		return;
+	kp_bcache.bounds = bitmap_zalloc(size, GFP_KERNEL);
+	if (!kp_bcache.bounds)
+		return;
+	kp_bcache.func = func;
+	kp_bcache.size = size;
+	kp_bcache.next = func;
+}
+
+/*
+ * Decode from @addr, a boundary of the function at @func, up to @paddr;
+ * record the boundaries passed in @bounds if not NULL.  Return the first
+ * boundary at or after @paddr, or 0 if an instruction does not decode.
+ */
+static unsigned long kp_decode_until(unsigned long func, unsigned long addr,
+				     unsigned long paddr, unsigned long *bounds)
+{
 	u8 buf[MAX_INSN_SIZE];
 	struct insn insn;
 
-	if (!kallsyms_lookup_size_offset(paddr, &size, &offset))
-		return -EILSEQ;
-
-	addr = paddr - offset;
 	while (addr < paddr) {
+		if (bounds)
+			__set_bit(addr - func, bounds);
 		if (ftrace_location(addr) == addr) {
 			addr += MCOUNT_INSN_SIZE;
 			continue;
 		}
 		if (kprobe_decode_orig(&insn, addr, buf))
-			return -EILSEQ;
+			return 0;
 		addr += insn.length;
 	}
-	return addr == paddr ? 0 : -EILSEQ;
+	return addr;
 }
+
+static int kp_check_boundary(unsigned long paddr)
+{
+	unsigned long size, offset, func, addr;
+	int ret;
+
+	if (!kallsyms_lookup_size_offset(paddr, &size, &offset))
+		return -EILSEQ;
+	func = paddr - offset;
+
+	mutex_lock(&kp_bcache.lock);
+	if (kp_bcache.func != func || kp_bcache.size != size)
+		kp_bcache_reset(func, size);
+	if (!kp_bcache.bounds) {
+		addr = kp_decode_until(func, func, paddr, NULL);
+	} else if (paddr < kp_bcache.next) {
+		addr = test_bit(offset, kp_bcache.bounds) ? paddr : 0;
+	} else {
+		addr = kp_decode_until(func, kp_bcache.next, paddr,
+				       kp_bcache.bounds);
+		if (addr)
+			kp_bcache.next = addr;
+	}
+	ret = addr == paddr ? 0 : -EILSEQ;
+	mutex_unlock(&kp_bcache.lock);
+	return ret;
+}
+
+static int kp_bcache_module_callback(struct notifier_block *nb,
+				     unsigned long val, void *data)
+{
+	if (val == MODULE_STATE_GOING) {
+		mutex_lock(&kp_bcache.lock);
+		kp_bcache_reset(0, 0);
+		mutex_unlock(&kp_bcache.lock);
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kp_bcache_module_nb = {
+	.notifier_call = kp_bcache_module_callback,
+};
+
+static int __init kp_bcache_init(void)
+{
+	return register_module_notifier(&kp_bcache_module_nb);
+}
+core_initcall(kp_bcache_init);
 
 /**
  * kprobe_check_probeable() - refuse what must never run out of line
