@@ -149,7 +149,8 @@ int kprobe_decode_orig(struct insn *insn, unsigned long addr, u8 *buf)
  * of its offsets, along with how far it has been decoded.  The original
  * instructions of a function never change (patching keeps their lengths,
  * and kp_recover_bytes() hides our own changes); only a module going away
- * can put other code at the same address, so that clears the cache.
+ * can put other code at the same address, so any module state change clears
+ * the cache, and only core kernel and module text is cached.
  */
 #define KP_BCACHE_MAX_SIZE	SZ_64K
 
@@ -213,8 +214,14 @@ static int kp_check_boundary(unsigned long paddr)
 	func = paddr - offset;
 
 	mutex_lock(&kp_bcache.lock);
+	/*
+	 * Only text whose replacement a module notifier announces is cached:
+	 * JIT code (BPF, trampolines) may be freed and reused at the same
+	 * address at any time.
+	 */
 	if (kp_bcache.func != func || kp_bcache.size != size)
-		kp_bcache_reset(func, size);
+		kp_bcache_reset(is_kernel_text(func) ||
+				is_module_text_address(func) ? func : 0, size);
 	if (!kp_bcache.bounds) {
 		addr = kp_decode_until(func, func, paddr, NULL);
 	} else if (paddr < kp_bcache.next) {
@@ -233,11 +240,10 @@ static int kp_check_boundary(unsigned long paddr)
 static int kp_bcache_module_callback(struct notifier_block *nb,
 				     unsigned long val, void *data)
 {
-	if (val == MODULE_STATE_GOING) {
-		mutex_lock(&kp_bcache.lock);
-		kp_bcache_reset(0, 0);
-		mutex_unlock(&kp_bcache.lock);
-	}
+	/* Also COMING and LIVE: a module's init text is freed after init. */
+	mutex_lock(&kp_bcache.lock);
+	kp_bcache_reset(0, 0);
+	mutex_unlock(&kp_bcache.lock);
 	return NOTIFY_DONE;
 }
 
