@@ -575,17 +575,19 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		if (!kprobe_in_step(cur, regs, kcb, KPROBE_SLOT_STEP))
 			return 0;
 		kprobe_step_done(regs, kcb, (unsigned long)cur->addr);
-		/*
-		 * The abort handler inherited the copy's masked DAIF; the
-		 * fault is now the probed context's: so are the interrupts.
-		 */
-		local_daif_inherit(regs);
 		if (kcb->kprobe_status == KPROBE_REENTER) {
 			kprobe_restore_prev(kcb);
 		} else {
 			ret = kprobe_call_fault_handlers(cur, regs, trapnr);
 			reset_current_kprobe();
 		}
+		/*
+		 * The abort handler inherited the copy's masked DAIF; the
+		 * fault is now the probed context's: so are the interrupts.
+		 * Only now, once this CPU's kprobe state is no longer used:
+		 * with interrupts on, the task may move to another CPU.
+		 */
+		local_daif_inherit(regs);
 		return ret;
 	case KPROBE_HIT_ACTIVE:
 	case KPROBE_HIT_SSDONE:
