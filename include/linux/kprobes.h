@@ -367,6 +367,12 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *   MAX_OPTINSN_SIZE		size of an optinsn slot, in kprobe_opcode_t
  *   MAX_OPTIMIZED_LENGTH	(optional) most bytes a jump may replace;
  *				default MAX_INSN_SIZE units + 2 longs
+ *   __ARCH_WANT_KPROBES_STOP_MACHINE
+ *				(optional) defined when a breakpoint may not
+ *				replace an instruction, nor be replaced by it,
+ *				while another CPU may be executing it: the
+ *				core then calls arch_arm_kprobe() and
+ *				arch_disarm_kprobe() from stop_machine()
  *
  * Hooks (all called with kprobe_mutex held unless said otherwise; the
  * prepare and remove hooks without text_mutex, so that they can use
@@ -385,13 +391,19 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				Never called on an ftrace site (see
  *				arch_prepare_kprobe_ftrace()).
  * arch_arm_kprobe(p)		Write the breakpoint at p->addr.  Called with
- *				text_mutex held, possibly many times in a row;
- *				the writes are guaranteed visible on every CPU
- *				only after arch_kprobe_sync().
+ *				cpus_read_lock() and text_mutex held, possibly
+ *				many times in a row; the writes are guaranteed
+ *				visible on every CPU only after
+ *				arch_kprobe_sync().  With
+ *				__ARCH_WANT_KPROBES_STOP_MACHINE, called from
+ *				the stop_machine() callback: interrupts off,
+ *				every other CPU spinning, text_mutex held by
+ *				the task that stopped them, not by this one.
  * arch_disarm_kprobe(p)	Restore p->opcode at p->addr; same rules.
  * arch_kprobe_sync()		Make all arm/disarm writes since the last call
  *				visible to every CPU (one synchronization for a
- *				whole batch).  text_mutex held.
+ *				whole batch).  cpus_read_lock() and text_mutex
+ *				held.
  * arch_remove_kprobe(p)	Free what arch_prepare_kprobe() (or
  *				arch_prepare_kprobe_ftrace()) allocated, after
  *				a grace period: no CPU is in the handlers any

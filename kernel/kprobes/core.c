@@ -14,7 +14,9 @@
  * no lock, so an unlinked probe or site is freed only after synchronize_rcu().
  * Text changes are made under text_mutex, in batches: a whole register_kprobes()
  * or unregister_kprobes() call arms or disarms its sites and synchronizes the
- * other CPUs once (arch_kprobe_sync()), and waits for one grace period.
+ * other CPUs once (arch_kprobe_sync()), and waits for one grace period.  On
+ * arches that cannot swap a breakpoint and an arbitrary instruction under a
+ * CPU executing it, the batch's writes are made in one stop_machine().
  *
  * Besides the hit path, the entry points of the API are NOKPROBE_SYMBOL():
  * kprobes does not probe its own code.
@@ -34,6 +36,7 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/static_call.h>
+#include <linux/stop_machine.h>
 #include <asm/sections.h>
 
 #include "internal.h"
@@ -533,6 +536,34 @@ void kprobe_batch_finish(struct list_head *batch)
 	}
 }
 
+/* Whether the breakpoint of @s must be written or removed. */
+static bool site_needs_write(struct kprobe_site *s)
+{
+	return !kprobe_ftrace(site_kp(s)) &&
+	       kprobe_site_wants_armed(s) != !!(s->state & SITE_ARMED);
+}
+
+/*
+ * Write or remove the breakpoints of the sites on @batch that need it.
+ * Runs in stop_machine() with __ARCH_WANT_KPROBES_STOP_MACHINE: the task
+ * that stopped the CPUs holds kprobe_mutex, so nothing read here changes.
+ */
+static int batch_write_breakpoints(void *batch)
+{
+	struct kprobe_site *s;
+
+	list_for_each_entry(s, (struct list_head *)batch, batch) {
+		if (!site_needs_write(s))
+			continue;
+		if (s->state & SITE_ARMED)
+			arch_disarm_kprobe(site_kp(s));
+		else
+			arch_arm_kprobe(site_kp(s));
+		s->state ^= SITE_ARMED;
+	}
+	return 0;
+}
+
 /*
  * Bring the text of every site on @batch in line with what it wants: leave
  * the optimized state where it must not stay, disarm, arm, with a single
@@ -542,7 +573,7 @@ void kprobe_batch_finish(struct list_head *batch)
 int kprobe_batch_apply(struct list_head *batch)
 {
 	struct kprobe_site *s;
-	bool sync = false;
+	bool write = false;
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
@@ -551,25 +582,20 @@ int kprobe_batch_apply(struct list_head *batch)
 	kprobe_ftrace_disarm_sites(batch);
 	ret = kprobe_ftrace_arm_sites(batch);
 
-	mutex_lock(&text_mutex);
-	list_for_each_entry(s, batch, batch) {
-		struct kprobe *kp = site_kp(s);
-		bool want = kprobe_site_wants_armed(s);
-
-		if (kprobe_ftrace(kp) || want == !!(s->state & SITE_ARMED))
-			continue;
-		if (want) {
-			arch_arm_kprobe(kp);
-			s->state |= SITE_ARMED;
-		} else {
-			arch_disarm_kprobe(kp);
-			s->state &= ~SITE_ARMED;
-		}
-		sync = true;
-	}
-	if (sync)
+	list_for_each_entry(s, batch, batch)
+		write |= site_needs_write(s);
+	if (write) {
+		cpus_read_lock();
+		mutex_lock(&text_mutex);
+#ifdef __ARCH_WANT_KPROBES_STOP_MACHINE
+		stop_machine_cpuslocked(batch_write_breakpoints, batch, NULL);
+#else
+		batch_write_breakpoints(batch);
+#endif
 		arch_kprobe_sync();
-	mutex_unlock(&text_mutex);
+		mutex_unlock(&text_mutex);
+		cpus_read_unlock();
+	}
 
 	kprobe_opt_optimize_sites(batch);
 	return ret;

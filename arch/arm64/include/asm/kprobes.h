@@ -36,6 +36,12 @@ typedef u32 kprobe_opcode_t;
 #define MAX_INSN_SIZE			1
 
 /*
+ * A BRK may only replace a B, BL, BRK, NOP, ISB, SVC, HVC or SMC that
+ * another CPU is executing: breakpoints are written with the CPUs stopped.
+ */
+#define __ARCH_WANT_KPROBES_STOP_MACHINE
+
+/*
  * An instruction slot holds two copies of the probed instruction:
  *
  *   [KPROBE_SLOT_BOOST]	insn; B <probed address + 4>

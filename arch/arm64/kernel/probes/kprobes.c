@@ -2,11 +2,16 @@
 /*
  * arm64 kprobes: breakpoint probes.
  *
- * A probe is a BRK #KPROBES_BRK_IMM over the probed instruction, written
- * with aarch64_insn_patch_text_nosync() (a BRK may replace, and be replaced
- * by, any instruction while other CPUs execute it) and made visible to every
- * CPU once per batch.  At a hit, kprobe_brk_handler() runs the pre handlers,
- * then the probed instruction, in one of three ways:
+ * A probe is a BRK #KPROBES_BRK_IMM over the probed instruction.  The
+ * architecture lets one CPU modify an instruction that another one executes
+ * only when both the old and the new instruction are among B, BL, BRK, NOP,
+ * ISB, SVC, HVC and SMC; anything else may run as neither.  So the core
+ * writes the BRKs of a batch with the other CPUs stopped
+ * (__ARCH_WANT_KPROBES_STOP_MACHINE), with aarch64_insn_patch_text_nosync();
+ * only the optimizer swaps a BRK and a B while CPUs run (opt.c).  Emulators
+ * need it as much: QEMU's TCG may keep a translation of the old instruction
+ * made while it was being written.  At a hit, kprobe_brk_handler() runs the
+ * pre handlers, then the probed instruction, in one of three ways:
  *
  *   - simulated on the saved registers (PC-relative instructions, branches,
  *     NOPs, DAIF accesses: see decode-insn.c), then the post handlers run;
@@ -157,7 +162,8 @@ static void kprobe_write_insn(struct kprobe *p, u32 insn)
  * arch_arm_kprobe() - write the breakpoint of a site
  * @p: the site
  *
- * Context: text_mutex held; visible everywhere after arch_kprobe_sync().
+ * Context: stop_machine(), the other CPUs spinning; visible everywhere
+ * after arch_kprobe_sync().
  */
 void arch_arm_kprobe(struct kprobe *p)
 {
@@ -168,7 +174,8 @@ void arch_arm_kprobe(struct kprobe *p)
  * arch_disarm_kprobe() - put back the probed instruction of a site
  * @p: the site
  *
- * Context: text_mutex held; visible everywhere after arch_kprobe_sync().
+ * Context: stop_machine(), the other CPUs spinning; visible everywhere
+ * after arch_kprobe_sync().
  */
 void arch_disarm_kprobe(struct kprobe *p)
 {
@@ -182,7 +189,7 @@ void arch_disarm_kprobe(struct kprobe *p)
  * of all CPUs; what another CPU may still hold is in its pipeline, which
  * the context synchronization of an IPI discards.
  *
- * Context: text_mutex held.
+ * Context: cpus_read_lock() and text_mutex held.
  */
 void arch_kprobe_sync(void)
 {

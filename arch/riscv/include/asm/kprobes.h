@@ -36,6 +36,15 @@ typedef u16 kprobe_opcode_t;
 #define MAX_INSN_SIZE			2
 
 /*
+ * Nothing guarantees that a hart fetching an instruction while another one
+ * replaces it sees either instruction (Ziccif is optional): breakpoints are
+ * written with the harts stopped.  Only the optimizer swaps its breakpoint
+ * and the first instruction of its jump while harts run, one aligned store,
+ * as jump labels do (probes/opt.c).
+ */
+#define __ARCH_WANT_KPROBES_STOP_MACHINE
+
+/*
  * An instruction slot holds two copies of the probed instruction:
  *
  *   [KPROBE_SLOT_STEP]		insn; EBREAK

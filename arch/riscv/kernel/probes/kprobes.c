@@ -3,11 +3,12 @@
  * riscv kprobes: breakpoint probes.
  *
  * A probe is a breakpoint over the first parcel(s) of the probed
- * instruction, written with the kernel's text patching (patch_insn_write(),
- * under text_mutex) and made visible to every hart once per batch
- * (arch_kprobe_sync()).  Each write is one naturally aligned store, so a
- * hart fetching the instruction meanwhile sees either the old or the new
- * one:
+ * instruction, written with the kernel's text patching (patch_insn_write())
+ * while the other harts are stopped (__ARCH_WANT_KPROBES_STOP_MACHINE: a
+ * hart fetching an instruction being replaced may see neither, and QEMU's
+ * TCG may keep a translation of the old one made meanwhile), and made
+ * visible to every hart once per batch (arch_kprobe_sync()).  Each write is
+ * one naturally aligned store:
  *
  *   - EBREAK over a 32-bit instruction on a 4-byte boundary;
  *   - C.EBREAK over a compressed instruction, and over the first parcel of
@@ -348,10 +349,17 @@ out:
 	return ret;
 }
 
+/*
+ * Called in stop_machine() by the task that holds text_mutex, from another
+ * context: patch_insn_write() is told not to look for the lock.
+ */
 static void kprobe_write_insn(struct kprobe *p, const void *insn)
 {
-	int ret = patch_insn_write(p->addr, insn, p->ainsn.bp_len);
+	int ret;
 
+	riscv_patch_in_stop_machine = true;
+	ret = patch_insn_write(p->addr, insn, p->ainsn.bp_len);
+	riscv_patch_in_stop_machine = false;
 	if (ret)
 		pr_err("cannot patch %pS: %d\n", p->addr, ret);
 }
@@ -360,7 +368,8 @@ static void kprobe_write_insn(struct kprobe *p, const void *insn)
  * arch_arm_kprobe() - write the breakpoint of a site
  * @p: the site
  *
- * Context: text_mutex held; visible everywhere after arch_kprobe_sync().
+ * Context: stop_machine(), the other harts spinning; visible everywhere
+ * after arch_kprobe_sync().
  */
 void arch_arm_kprobe(struct kprobe *p)
 {
@@ -373,7 +382,8 @@ void arch_arm_kprobe(struct kprobe *p)
  * arch_disarm_kprobe() - put back the probed instruction of a site
  * @p: the site
  *
- * Context: text_mutex held; visible everywhere after arch_kprobe_sync().
+ * Context: stop_machine(), the other harts spinning; visible everywhere
+ * after arch_kprobe_sync().
  */
 void arch_disarm_kprobe(struct kprobe *p)
 {
@@ -386,7 +396,7 @@ void arch_disarm_kprobe(struct kprobe *p)
  * patch_insn_write() only flushed the local instruction cache: a FENCE.I
  * on every hart.
  *
- * Context: text_mutex held.
+ * Context: cpus_read_lock() and text_mutex held.
  */
 void arch_kprobe_sync(void)
 {
