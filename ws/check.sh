@@ -10,19 +10,31 @@
 # twice: its kernel, then its debug flavour (configs/debug.config: KASAN,
 # lockdep, kmemleak, ...), with a boot timeout DEBUG_TIMEOUT_FACTOR (3) times
 # the arch's.  The guests have SMP (default 4) CPUs, for the stress test;
-# STRESS=SECONDS sets its duration (default 30).
+# debug flavours DEBUG_SMP (default: the host's CPUs, at least 2): with more
+# vCPUs than host CPUs, a KASAN+lockdep guest under TCG stops taking
+# interrupts on every CPU at once for 20 s and more (soft lockup reports
+# naming whatever ran), while QEMU burns all host CPUs; with as many vCPUs as
+# host CPUs it does not.  STRESS=SECONDS sets the stress test's duration
+# (default 30).  ONLY=NAME[,NAME...] runs
+# only those selftests (e.g. ONLY=kprobes_stress), for iterating.
 . "$(dirname "$0")/lib.sh"
 
 export SMP=${SMP:-4}
+host_cpus=$(nproc)
+debug_smp=${DEBUG_SMP:-$((host_cpus < 2 ? 2 : host_cpus))}
 debug_arches=" ${DEBUG_ARCHES-x86_64 arm64} "
 append=${WS_APPEND:-}
 [ -z "${STRESS:-}" ] || append="${append:+$append }ws.stress=$STRESS"
+[ -z "${ONLY:-}" ] || append="${append:+$append }ws.only=$ONLY"
 
 # Check ARCH's kernel of flavour $1 ("" for the plain one); prints the log.
 check_one() {
 	local flavour=$1 build timeout log t0 t1 initrd
 
 	export WS_FLAVOUR=$flavour
+	local SMP=$SMP
+	[ "$flavour" != debug ] || SMP=$debug_smp
+	export SMP
 	build=$(ws_build_dir "$WS_ARCH")
 	timeout=${WS_TIMEOUT:-$WS_BOOT_TIMEOUT}
 	[ "$flavour" != debug ] || timeout=$((timeout * ${DEBUG_TIMEOUT_FACTOR:-3}))

@@ -52,9 +52,6 @@ VALUES = {
 # Identifiers the doc names ahead of the code that is still on a branch:
 # reported as pending, not as errors.  Remove an entry once it is merged.
 PENDING = {
-    "MAX_STACK_SIZE": "jprobes branch (asm/kprobes.h, kernel/kprobes/jprobes.c)",
-    "enable_jprobe()": "jprobes branch (include/linux/kprobes.h)",
-    "disable_jprobe()": "jprobes branch (include/linux/kprobes.h)",
 }
 
 # Variable names of the doc, for member checks (kp.addr, ri->data).

@@ -70,6 +70,20 @@ kmemleak() {
 }
 
 scripts=$(ls /ws/selftests/*.sh 2>/dev/null || true)
+# ws.only=NAME[,NAME...] on the command line (make check ONLY=...): only
+# those selftests (file names without .sh), for iterating on one of them.
+only=
+for w in $(cat /proc/cmdline); do
+	case "$w" in ws.only=*) only=${w#ws.only=} ;; esac
+done
+if [ -n "$only" ]; then
+	keep=
+	for s in $scripts; do
+		n=${s##*/}
+		case ",$only," in *",${n%.sh},"*) keep="$keep $s" ;; esac
+	done
+	scripts=$keep
+fi
 leakcheck=0
 [ -e /sys/kernel/debug/kmemleak ] && leakcheck=1
 tap "TAP version 13"

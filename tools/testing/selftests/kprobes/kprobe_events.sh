@@ -3,6 +3,8 @@
 #
 # Dynamic events on kprobes (tracefs kprobe_events): p: and r: events by
 # symbol and symbol+offset, $argN / +0($argN):ustring / $retval / $comm,
+# registers (%REG: the first argument's and the return value's, which must
+# equal $arg1 and $retval),
 # r10: maxactive, several events on one address, kprobe_profile counts, and
 # the definitions kprobe_events must refuse.
 #
@@ -73,6 +75,15 @@ nmi_drops=${WS_NMI_DROPS:-}
 [ -z "$nmi_drops" ] && [ "$arch" = riscv64 ] &&
 	nmi_drops="riscv drops trace events of the breakpoint handler (NMI context)"
 
+# The registers of the first argument and of the return value.
+case "$arch" in
+x86_64) rarg=di rret=ax ;;
+aarch64) rarg=x0 rret=x0 ;;
+riscv64) rarg=a0 rret=a0 ;;
+ppc64le) rarg=r3 rret=r3 ;;
+*) rarg=unknown-arch rret=unknown-arch ;;
+esac
+
 add_event() { echo "$1" >> $T/kprobe_events 2>/dev/null; }
 # refused DEF: 0 if kprobe_events refuses DEF; an event it wrongly accepts is
 # removed at once, so that the next check's name is free again.
@@ -111,10 +122,10 @@ echo > $T/trace
 echo 1 > $T/tracing_on
 
 # 1..3: definitions with fetch arguments
-check "add p:$G/open do_sys_openat2 with \$arg1, +0(\$arg2):ustring, \$comm" \
-	add_event "p:$G/open do_sys_openat2 dfd=\$arg1:s32 name=+0(\$arg2):ustring comm=\$comm"
-check "add r:$G/open_ret do_sys_openat2 with \$retval, \$comm" \
-	add_event "r:$G/open_ret do_sys_openat2 ret=\$retval:s32 comm=\$comm"
+check "add p:$G/open do_sys_openat2 with \$arg1, %$rarg, +0(\$arg2):ustring, \$comm" \
+	add_event "p:$G/open do_sys_openat2 dfd=\$arg1:s32 rdfd=%$rarg:s32 name=+0(\$arg2):ustring comm=\$comm"
+check "add r:$G/open_ret do_sys_openat2 with \$retval, %$rret, \$comm" \
+	add_event "r:$G/open_ret do_sys_openat2 ret=\$retval:s32 rret=%$rret:s32 comm=\$comm"
 check "kprobe_events lists both definitions" sh -c \
 	"grep -q '^p:$G/open do_sys_openat2 ' $T/kprobe_events &&
 	 grep -q '^r[0-9]*:$G/open_ret do_sys_openat2 ' $T/kprobe_events"
@@ -128,13 +139,13 @@ while [ $i -lt $NOPEN ]; do
 done
 echo 0 > $T/events/$G/enable
 at="\(do_sys_openat2\+0x[0-9a-f]+/0x[0-9a-f]+\)"
-n=$(lines " open: $at dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\"$")
+n=$(lines " open: $at dfd=-100 rdfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\"$")
 [ "$n" = $NOPEN ] || grep -m 3 " open: " $T/trace | sed 's/^/# /'
-check_trace "trace: $NOPEN opens with dfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\" (got $n)" \
+check_trace "trace: $NOPEN opens with dfd=-100 rdfd=-100 (%$rarg) name=\"/tmp/kpse-none\" comm=\"kpsecomm\" (got $n)" \
 	test "$n" = $NOPEN
-n=$(lines " open_ret: \(.* <- do_sys_openat2\) ret=-2 comm=\"kpsecomm\"$")
+n=$(lines " open_ret: \(.* <- do_sys_openat2\) ret=-2 rret=-2 comm=\"kpsecomm\"$")
 [ "$n" = $NOPEN ] || grep -m 3 " open_ret: " $T/trace | sed 's/^/# /'
-check "trace: $NOPEN returns with ret=-2 (ENOENT) comm=\"kpsecomm\" (got $n)" \
+check "trace: $NOPEN returns with ret=-2 (ENOENT) rret=-2 (%$rret) comm=\"kpsecomm\" (got $n)" \
 	test "$n" = $NOPEN
 h=$(profile 2 open)
 hr=$(profile 2 open_ret)
