@@ -244,21 +244,6 @@ void unregister_kprobes(struct kprobe **kps, int num);
 int enable_kprobe(struct kprobe *kp);
 int disable_kprobe(struct kprobe *kp);
 
-int register_kretprobe(struct kretprobe *rp);
-void unregister_kretprobe(struct kretprobe *rp);
-int register_kretprobes(struct kretprobe **rps, int num);
-void unregister_kretprobes(struct kretprobe **rps, int num);
-
-static inline int enable_kretprobe(struct kretprobe *rp)
-{
-	return enable_kprobe(&rp->kp);
-}
-
-static inline int disable_kretprobe(struct kretprobe *rp)
-{
-	return disable_kprobe(&rp->kp);
-}
-
 #ifdef CONFIG_JPROBES
 int register_jprobe(struct jprobe *jp);
 void unregister_jprobe(struct jprobe *jp);
@@ -310,16 +295,12 @@ static inline struct kprobe *kprobe_running(void)
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
 
-/* Hooks of the rest of the kernel into kprobes. */
-void kprobe_flush_task(struct task_struct *tk);
+/* Hooks of the rest of the kernel into kprobes (kretprobes: section 4). */
 void kprobe_free_init_mem(void);
 bool is_kprobe_insn_slot(unsigned long addr);
 bool is_kprobe_optinsn_slot(unsigned long addr);
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym);
-unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
-				      struct llist_node **cur);
-bool is_kretprobe_trampoline(unsigned long addr);
 void kprobe_ftrace_kill(void);
 
 static inline bool kprobes_built_in(void)
@@ -696,20 +677,23 @@ struct kretprobe {
 	size_t data_size;
 };
 
-static inline struct kprobe *kprobe_running(void)
-{
-	return NULL;
-}
-
-#define kprobe_busy_begin()	do {} while (0)
-#define kprobe_busy_end()	do {} while (0)
-
+/* The API: nothing can be probed. */
 static inline int register_kprobe(struct kprobe *p)
 {
 	return -EOPNOTSUPP;
 }
 
 static inline int register_kprobes(struct kprobe **kps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int enable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int disable_kprobe(struct kprobe *kp)
 {
 	return -EOPNOTSUPP;
 }
@@ -722,6 +706,77 @@ static inline void unregister_kprobes(struct kprobe **kps, int num)
 {
 }
 
+static inline bool kprobes_built_in(void)
+{
+	return false;
+}
+
+/* Hooks of the rest of the kernel: no site, no slot, everything refused. */
+static inline bool within_kprobe_blacklist(unsigned long addr)
+{
+	return true;
+}
+
+static inline bool is_kprobe_insn_slot(unsigned long addr)
+{
+	return false;
+}
+
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+
+static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+				     char *type, char *sym)
+{
+	return -ERANGE;
+}
+
+static inline void kprobe_free_init_mem(void)
+{
+}
+
+static inline void kprobe_ftrace_kill(void)
+{
+}
+
+/* The hit path: never running, no fault is a probe's. */
+static inline struct kprobe *kprobe_running(void)
+{
+	return NULL;
+}
+
+#define kprobe_busy_begin()	do {} while (0)
+#define kprobe_busy_end()	do {} while (0)
+
+static inline bool kprobe_page_fault(struct pt_regs *regs, unsigned int trap)
+{
+	return false;
+}
+
+static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	return 0;
+}
+#endif /* CONFIG_KPROBES */
+
+/* ---------------------------------------------------------------------------
+ * 4. The kretprobe API, with or without CONFIG_KRETPROBES
+ * ---------------------------------------------------------------------------
+ */
+#ifdef CONFIG_KRETPROBES
+int register_kretprobe(struct kretprobe *rp);
+void unregister_kretprobe(struct kretprobe *rp);
+int register_kretprobes(struct kretprobe **rps, int num);
+void unregister_kretprobes(struct kretprobe **rps, int num);
+
+/* Hooks of the rest of the kernel: task exit, stack unwinders. */
+void kprobe_flush_task(struct task_struct *tk);
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur);
+bool is_kretprobe_trampoline(unsigned long addr);
+#else
 static inline int register_kretprobe(struct kretprobe *rp)
 {
 	return -EOPNOTSUPP;
@@ -744,50 +799,6 @@ static inline void kprobe_flush_task(struct task_struct *tk)
 {
 }
 
-static inline void kprobe_free_init_mem(void)
-{
-}
-
-static inline void kprobe_ftrace_kill(void)
-{
-}
-
-static inline int disable_kprobe(struct kprobe *kp)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline int enable_kprobe(struct kprobe *kp)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline bool within_kprobe_blacklist(unsigned long addr)
-{
-	return true;
-}
-
-static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
-				     char *type, char *sym)
-{
-	return -ERANGE;
-}
-
-static inline bool is_kprobe_insn_slot(unsigned long addr)
-{
-	return false;
-}
-
-static inline bool is_kprobe_optinsn_slot(unsigned long addr)
-{
-	return false;
-}
-
-static inline bool is_kretprobe_trampoline(unsigned long addr)
-{
-	return false;
-}
-
 static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 						    void *fp,
 						    struct llist_node **cur)
@@ -795,20 +806,20 @@ static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 	return 0;
 }
 
-static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
-{
-	return 0;
-}
-
-static inline bool kprobe_page_fault(struct pt_regs *regs, unsigned int trap)
+static inline bool is_kretprobe_trampoline(unsigned long addr)
 {
 	return false;
 }
+#endif /* CONFIG_KRETPROBES */
 
-static inline bool kprobes_built_in(void)
+static inline int enable_kretprobe(struct kretprobe *rp)
 {
-	return false;
+	return enable_kprobe(&rp->kp);
 }
-#endif /* CONFIG_KPROBES */
+
+static inline int disable_kretprobe(struct kretprobe *rp)
+{
+	return disable_kprobe(&rp->kp);
+}
 
 #endif /* _LINUX_KPROBES_H */

@@ -1234,44 +1234,6 @@ void wait_for_kprobe_optimizer(void)
 EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
 #endif
 
-#ifndef CONFIG_KRETPROBES
-int register_kretprobe(struct kretprobe *rp)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL_GPL(register_kretprobe);
-
-int register_kretprobes(struct kretprobe **rps, int num)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL_GPL(register_kretprobes);
-
-void unregister_kretprobe(struct kretprobe *rp)
-{
-}
-EXPORT_SYMBOL_GPL(unregister_kretprobe);
-
-void unregister_kretprobes(struct kretprobe **rps, int num)
-{
-}
-EXPORT_SYMBOL_GPL(unregister_kretprobes);
-
-void kprobe_flush_task(struct task_struct *tk)
-{
-}
-
-unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
-				      struct llist_node **cur)
-{
-	return 0;
-}
-
-bool is_kretprobe_trampoline(unsigned long addr)
-{
-	return false;
-}
-#endif
 
 /*
  * Early, so that boot-time probe events (kprobe_event=, set up by

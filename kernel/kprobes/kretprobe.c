@@ -77,6 +77,8 @@ int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		kprobe_count_missed(&rp->nmissed);
 		return 0;
 	}
+	/* Set here rather than at pool creation: the line is written anyway. */
+	ri->rph = rph;
 
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		objpool_push(ri, &rph->pool);
@@ -260,17 +262,10 @@ void kprobe_flush_task(struct task_struct *tk)
 }
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
-static int kretprobe_init_instance(void *obj, void *context)
+/* objpool's release callback: the last instance is gone, so is the pool. */
+static int kretprobe_holder_free(struct objpool_head *pool, void *context)
 {
-	struct kretprobe_instance *ri = obj;
-
-	ri->rph = context;
-	return 0;
-}
-
-static int kretprobe_release_holder(struct objpool_head *pool, void *context)
-{
-	kfree(context);
+	kfree(container_of(pool, struct kretprobe_holder, pool));
 	return 0;
 }
 
@@ -301,8 +296,7 @@ static int kretprobe_prepare(struct kretprobe *rp)
 		return -ENOMEM;
 	ret = objpool_init(&rph->pool, maxactive,
 			   sizeof(struct kretprobe_instance) + rp->data_size,
-			   GFP_KERNEL, rph, kretprobe_init_instance,
-			   kretprobe_release_holder);
+			   GFP_KERNEL, NULL, NULL, kretprobe_holder_free);
 	if (ret) {
 		kfree(rph);
 		return ret;
