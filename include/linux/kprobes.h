@@ -471,8 +471,48 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *   get_optinsn_slot() / free_optinsn_slot(slot, dirty)
  */
 struct kprobe *get_kprobe(void *addr);
-int kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs);
-void kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs);
+int __kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs);
+void __kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs);
+
+/*
+ * The only member of @site, or NULL if it has none or several.  Most sites
+ * have one: its handlers are then called from the arch's hit path directly,
+ * without the list walk, and without recording the running member for the
+ * fault path, since a fault is offered to that lone member anyway.
+ */
+static __always_inline struct kprobe *kprobe_lone_member(struct kprobe *site)
+{
+	struct list_head *first = READ_ONCE(site->list.next);
+
+	if (first == &site->list || READ_ONCE(first->next) != &site->list)
+		return NULL;
+	return list_entry(first, struct kprobe, list);
+}
+
+static __always_inline int kprobe_call_pre_handlers(struct kprobe *site,
+						    struct pt_regs *regs)
+{
+	struct kprobe *p = kprobe_lone_member(site);
+
+	if (unlikely(!p))
+		return __kprobe_call_pre_handlers(site, regs);
+	if (unlikely(kprobe_disabled(p)))
+		return 0;
+	this_cpu_inc(*p->hits);
+	return p->pre_handler ? p->pre_handler(p, regs) : 0;
+}
+
+static __always_inline void kprobe_call_post_handlers(struct kprobe *site,
+						      struct pt_regs *regs)
+{
+	struct kprobe *p = kprobe_lone_member(site);
+
+	if (unlikely(!p))
+		__kprobe_call_post_handlers(site, regs);
+	else if (p->post_handler && likely(!kprobe_disabled(p)))
+		p->post_handler(p, regs, 0);
+}
+
 int kprobe_call_fault_handlers(struct kprobe *site, struct pt_regs *regs,
 			       int trapnr);
 void kprobes_inc_nmissed_count(struct kprobe *site);

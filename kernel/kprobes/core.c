@@ -96,7 +96,7 @@ EXPORT_SYMBOL_GPL(get_kprobe);
 NOKPROBE_SYMBOL(get_kprobe);
 
 /**
- * kprobe_call_pre_handlers() - run the pre handlers of a site's probes
+ * __kprobe_call_pre_handlers() - run the pre handlers of a site's probes
  * @site: the site that was hit
  * @regs: the registers at the probed address
  *
@@ -106,7 +106,7 @@ NOKPROBE_SYMBOL(get_kprobe);
  *
  * Return: non-zero if a handler redirected execution.
  */
-int kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs)
+int __kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs)
 {
 	struct kprobe *p;
 	int ret = 0;
@@ -125,14 +125,14 @@ int kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs)
 	__this_cpu_write(kprobe_instance, NULL);
 	return ret;
 }
-NOKPROBE_SYMBOL(kprobe_call_pre_handlers);
+NOKPROBE_SYMBOL(__kprobe_call_pre_handlers);
 
 /**
- * kprobe_call_post_handlers() - run the post handlers of a site's probes
+ * __kprobe_call_post_handlers() - run the post handlers of a site's probes
  * @site: the site whose probed instruction just ran
  * @regs: the registers after the probed instruction
  */
-void kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs)
+void __kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs)
 {
 	struct kprobe *p;
 
@@ -144,7 +144,7 @@ void kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs)
 	}
 	__this_cpu_write(kprobe_instance, NULL);
 }
-NOKPROBE_SYMBOL(kprobe_call_post_handlers);
+NOKPROBE_SYMBOL(__kprobe_call_post_handlers);
 
 /**
  * kprobe_call_fault_handlers() - offer a fault to the probes of a site
@@ -198,14 +198,14 @@ NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
  */
 static int site_pre_handler(struct kprobe *site, struct pt_regs *regs)
 {
-	return kprobe_call_pre_handlers(site, regs);
+	return __kprobe_call_pre_handlers(site, regs);
 }
 NOKPROBE_SYMBOL(site_pre_handler);
 
 static void site_post_handler(struct kprobe *site, struct pt_regs *regs,
 			      unsigned long flags)
 {
-	kprobe_call_post_handlers(site, regs);
+	__kprobe_call_post_handlers(site, regs);
 }
 NOKPROBE_SYMBOL(site_post_handler);
 
@@ -225,7 +225,7 @@ bool kprobe_is_site(struct kprobe *p)
  * What kprobe_running() returns between kprobe_busy_begin() and _end(): not a
  * real probe, so that a probe hit in between counts as a reentry.
  */
-static struct kprobe kprobe_busy = {
+struct kprobe kprobe_busy = {
 	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
 	/*
 	 * A fault in a handler run under kprobe_busy_begin() (a kretprobe

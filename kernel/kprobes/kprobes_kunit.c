@@ -582,7 +582,7 @@ static void kpk_test_errno_blacklist(struct kunit *test)
 		"kpk_target_kprobes_text",
 		"kpk_target_noinstr",
 		"register_kprobe",
-		"kprobe_call_pre_handlers",
+		"__kprobe_call_pre_handlers",
 #ifdef CONFIG_X86_64
 		"entry_SYSCALL_64",
 		"asm_exc_int3",
