@@ -475,27 +475,27 @@ int __kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs);
 void __kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs);
 
 /*
- * The only member of @site, or NULL if it has none or several.  Most sites
- * have one: its handlers are then called from the arch's hit path directly,
- * without the list walk, and without recording the running member for the
- * fault path, since a fault is offered to that lone member anyway.
+ * Is @first, read from @site->list.next, the only member of @site?  Most
+ * sites have one: its handlers are then called from the arch's hit path
+ * directly, without the list walk, and without recording the running
+ * member for the fault path, since a fault is offered to that lone member
+ * anyway.
  */
-static __always_inline struct kprobe *kprobe_lone_member(struct kprobe *site)
+static __always_inline bool kprobe_lone_member(struct kprobe *site,
+					       struct list_head *first)
 {
-	struct list_head *first = READ_ONCE(site->list.next);
-
-	if (first == &site->list || READ_ONCE(first->next) != &site->list)
-		return NULL;
-	return list_entry(first, struct kprobe, list);
+	return first != &site->list && READ_ONCE(first->next) == &site->list;
 }
 
 static __always_inline int kprobe_call_pre_handlers(struct kprobe *site,
 						    struct pt_regs *regs)
 {
-	struct kprobe *p = kprobe_lone_member(site);
+	struct list_head *first = READ_ONCE(site->list.next);
+	struct kprobe *p;
 
-	if (unlikely(!p))
+	if (unlikely(!kprobe_lone_member(site, first)))
 		return __kprobe_call_pre_handlers(site, regs);
+	p = list_entry(first, struct kprobe, list);
 	if (unlikely(kprobe_disabled(p)))
 		return 0;
 	this_cpu_inc(*p->hits);
@@ -505,11 +505,15 @@ static __always_inline int kprobe_call_pre_handlers(struct kprobe *site,
 static __always_inline void kprobe_call_post_handlers(struct kprobe *site,
 						      struct pt_regs *regs)
 {
-	struct kprobe *p = kprobe_lone_member(site);
+	struct list_head *first = READ_ONCE(site->list.next);
+	struct kprobe *p;
 
-	if (unlikely(!p))
+	if (unlikely(!kprobe_lone_member(site, first))) {
 		__kprobe_call_post_handlers(site, regs);
-	else if (p->post_handler && likely(!kprobe_disabled(p)))
+		return;
+	}
+	p = list_entry(first, struct kprobe, list);
+	if (p->post_handler && likely(!kprobe_disabled(p)))
 		p->post_handler(p, regs, 0);
 }
 
