@@ -146,6 +146,9 @@ int kprobe_blacklist_add_module(struct module *mod);
 void kprobe_blacklist_remove_module(struct module *mod);
 void kprobe_blacklist_seq_show(struct seq_file *m, bool show_addr);
 
+/* What kprobe_running() is under kprobe_busy_begin(). */
+extern struct kprobe kprobe_busy;
+
 /* kretprobe.c */
 #ifdef CONFIG_KRETPROBES
 int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs);

@@ -192,11 +192,14 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	/*
 	 * Inside another probe's handler, our handlers would reenter kprobes:
 	 * count them as missed.  Otherwise mark the CPU busy so that a probe
-	 * hit by a handler counts as missed.
+	 * hit by a handler counts as missed (kprobe_busy_begin(), without a
+	 * second preempt_disable()).
 	 */
 	run = !kprobe_running();
-	if (run)
-		kprobe_busy_begin();
+	if (run) {
+		__this_cpu_write(current_kprobe, &kprobe_busy);
+		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	}
 
 	/* The registers the handlers see return where the function would. */
 	arch_kretprobe_fixup_return(regs, (kprobe_opcode_t *)correct_ret_addr);
@@ -229,7 +232,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	}
 
 	if (run)
-		kprobe_busy_end();
+		__this_cpu_write(current_kprobe, NULL);
 	preempt_enable();
 
 	return correct_ret_addr;
