@@ -33,8 +33,9 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (bit < 0)
 		return;
 
+	/* A site is never disabled itself, only its members. */
 	p = get_kprobe((kprobe_opcode_t *)ip);
-	if (unlikely(!p) || kprobe_disabled(p))
+	if (unlikely(!p))
 		goto out;
 
 	if (kprobe_running()) {
