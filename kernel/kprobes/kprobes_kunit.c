@@ -873,7 +873,7 @@ static void kpk_test_errno_sections(struct kunit *test)
 {
 	static const char * const own[] = {
 		"get_kprobe", "kprobe_busy_begin", "kprobe_busy_end",
-		"kprobes_inc_nmissed_count", "kprobe_call_post_handlers",
+		"kprobes_inc_nmissed_count", "__kprobe_call_post_handlers",
 		"kprobe_call_fault_handlers",
 #ifdef CONFIG_KRETPROBES
 		"__kretprobe_trampoline_handler", "kretprobe_find_ret_addr",
