@@ -122,8 +122,9 @@ echo > $T/trace
 echo 1 > $T/tracing_on
 
 # 1..3: definitions with fetch arguments
+args="dfd=\$arg1:s32 rdfd=%$rarg:s32 name=+0(\$arg2):ustring comm=\$comm"
 check "add p:$G/open do_sys_openat2 with \$arg1, %$rarg, +0(\$arg2):ustring, \$comm" \
-	add_event "p:$G/open do_sys_openat2 dfd=\$arg1:s32 rdfd=%$rarg:s32 name=+0(\$arg2):ustring comm=\$comm"
+	add_event "p:$G/open do_sys_openat2 $args"
 check "add r:$G/open_ret do_sys_openat2 with \$retval, %$rret, \$comm" \
 	add_event "r:$G/open_ret do_sys_openat2 ret=\$retval:s32 rret=%$rret:s32 comm=\$comm"
 check "kprobe_events lists both definitions" sh -c \
@@ -141,8 +142,8 @@ echo 0 > $T/events/$G/enable
 at="\(do_sys_openat2\+0x[0-9a-f]+/0x[0-9a-f]+\)"
 n=$(lines " open: $at dfd=-100 rdfd=-100 name=\"/tmp/kpse-none\" comm=\"kpsecomm\"$")
 [ "$n" = $NOPEN ] || grep -m 3 " open: " $T/trace | sed 's/^/# /'
-check_trace "trace: $NOPEN opens with dfd=-100 rdfd=-100 (%$rarg) name=\"/tmp/kpse-none\" comm=\"kpsecomm\" (got $n)" \
-	test "$n" = $NOPEN
+what="dfd=-100 rdfd=-100 (%$rarg) name=\"/tmp/kpse-none\" comm=\"kpsecomm\""
+check_trace "trace: $NOPEN opens with $what (got $n)" test "$n" = $NOPEN
 n=$(lines " open_ret: \(.* <- do_sys_openat2\) ret=-2 rret=-2 comm=\"kpsecomm\"$")
 [ "$n" = $NOPEN ] || grep -m 3 " open_ret: " $T/trace | sed 's/^/# /'
 check "trace: $NOPEN returns with ret=-2 (ENOENT) rret=-2 (%$rret) comm=\"kpsecomm\" (got $n)" \
