@@ -4,14 +4,16 @@
 /*
  * kprobes: breakpoints on (almost) any kernel instruction.
  *
- * This header has three parts:
+ * This header has four parts:
  *
  *   1. The API for probe users: struct kprobe, struct kretprobe, struct jprobe
- *      and their register/unregister/enable/disable functions.
+ *      and the register/unregister/enable/disable functions of kprobes and
+ *      jprobes.
  *   2. The contract between the generic core (kernel/kprobes/) and each
  *      architecture: every hook an architecture provides, with its semantics,
  *      and the generic services arch code calls on the hit path.
  *   3. Stubs for kernels built without CONFIG_KPROBES.
+ *   4. The kretprobe API, with inline stubs without CONFIG_KRETPROBES.
  *
  * Documentation/trace/kprobes.rst describes the design.
  */
@@ -475,11 +477,15 @@ int __kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs);
 void __kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs);
 
 /*
+ * The member whose handler runs on this CPU, for kprobe_call_fault_handlers():
+ * a fault in a handler goes to that member's fault handler only.
+ */
+DECLARE_PER_CPU(struct kprobe *, kprobe_instance);
+
+/*
  * Is @first, read from @site->list.next, the only member of @site?  Most
  * sites have one: its handlers are then called from the arch's hit path
- * directly, without the list walk, and without recording the running
- * member for the fault path, since a fault is offered to that lone member
- * anyway.
+ * directly, without the call and the list walk.
  */
 static __always_inline bool kprobe_lone_member(struct kprobe *site,
 					       struct list_head *first)
@@ -492,6 +498,7 @@ static __always_inline int kprobe_call_pre_handlers(struct kprobe *site,
 {
 	struct list_head *first = READ_ONCE(site->list.next);
 	struct kprobe *p;
+	int ret;
 
 	if (unlikely(!kprobe_lone_member(site, first)))
 		return __kprobe_call_pre_handlers(site, regs);
@@ -499,7 +506,12 @@ static __always_inline int kprobe_call_pre_handlers(struct kprobe *site,
 	if (unlikely(kprobe_disabled(p)))
 		return 0;
 	this_cpu_inc(*p->hits);
-	return p->pre_handler ? p->pre_handler(p, regs) : 0;
+	if (!p->pre_handler)
+		return 0;
+	__this_cpu_write(kprobe_instance, p);
+	ret = p->pre_handler(p, regs);
+	__this_cpu_write(kprobe_instance, NULL);
+	return ret;
 }
 
 static __always_inline void kprobe_call_post_handlers(struct kprobe *site,
@@ -513,8 +525,11 @@ static __always_inline void kprobe_call_post_handlers(struct kprobe *site,
 		return;
 	}
 	p = list_entry(first, struct kprobe, list);
-	if (p->post_handler && likely(!kprobe_disabled(p)))
-		p->post_handler(p, regs, 0);
+	if (!p->post_handler || unlikely(kprobe_disabled(p)))
+		return;
+	__this_cpu_write(kprobe_instance, p);
+	p->post_handler(p, regs, 0);
+	__this_cpu_write(kprobe_instance, NULL);
 }
 
 int kprobe_call_fault_handlers(struct kprobe *site, struct pt_regs *regs,

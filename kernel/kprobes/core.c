@@ -56,11 +56,8 @@ DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 EXPORT_PER_CPU_SYMBOL_GPL(current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
-/*
- * The member whose pre or post handler runs on this CPU, so that a fault in
- * that handler goes to that member's fault handler only.
- */
-static DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
+/* See <linux/kprobes.h>: set around every handler call, fast path or not. */
+DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
 
 static struct hlist_head *kprobe_bucket(void *addr)
 {
@@ -228,9 +225,10 @@ bool kprobe_is_site(struct kprobe *p)
 struct kprobe kprobe_busy = {
 	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
 	/*
-	 * A fault in a handler run under kprobe_busy_begin() (a kretprobe
-	 * handler) is offered to the probes of kprobe_running(), i.e. to this
-	 * one: it has none, but its list must be walkable.
+	 * A fault in a handler run while this is kprobe_running() (a kretprobe
+	 * return handler; kretprobe.c sets it without kprobe_busy_begin()) is
+	 * offered to this one's probes: it has none, but its list must be
+	 * walkable.
 	 */
 	.list = LIST_HEAD_INIT(kprobe_busy.list),
 };

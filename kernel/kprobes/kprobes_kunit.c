@@ -1609,9 +1609,9 @@ static void kpk_test_fault_in_handler(struct kunit *test)
 }
 
 /*
- * Faults in kretprobe handlers.  The return handler runs between
- * kprobe_busy_begin() and kprobe_busy_end(): kprobe_running() is then the
- * core's kprobe_busy, so the fault reaches kprobe_fault_handler() with it as
+ * Faults in kretprobe handlers.  The return handler runs with the CPU marked
+ * busy as kprobe_busy_begin() does: kprobe_running() is then the core's
+ * kprobe_busy, so the fault reaches kprobe_fault_handler() with it as
  * the running probe, and kprobe_call_fault_handlers() walks its (empty) list
  * of members.  No fault handler fixes the fault; the exception table of
  * __get_user() does, and the handler sees -EFAULT.  The entry handler runs
