@@ -77,19 +77,20 @@ check "kprobe_events lists p:$G/falloc vfs_fallocate mode=\$arg2:s32 len=\$arg4:
 	grep -qxF "p:$G/falloc vfs_fallocate mode=\$arg2:s32 len=\$arg4:s64" $T/kprobe_events
 check "kprobe_events lists r:$G/falloc_ret vfs_fallocate ret=\$retval:s32" \
 	grep -qE "^r[0-9]*:$G/falloc_ret vfs_fallocate ret=\\\$retval:s32$" $T/kprobe_events
-# An event's files are made on first lookup (eventfs); a debug x86_64 kernel
-# once failed that first open of falloc/enable (ENOENT, 1 run in ~40), while
-# the event worked: say so, then read it again.
-enabled() {
-	cat "$T/events/$G/$1/enable" 2>/dev/null && return
-	echo "# $G/$1/enable: first open failed; $G/$1 has: $(ls $T/events/$G/$1 | tr '\n' ' ')" >&2
-	cat "$T/events/$G/$1/enable"
-}
-en=$(enabled falloc)$(enabled falloc_ret)
+# Enabled since the boot: set_event lists the enabled events.  Not the
+# events' own enable files: on the debug kernels (arm64 and x86_64, with
+# their 2 vCPUs), events/kpboot/ sometimes lacks one event's directory
+# (ENOENT from eventfs) while the event works, in 4 of the last 9 runs.
+# That is reported below, as a diagnostic, not as a failure of kprobes.
+en=$(grep -cE "^$G:falloc(_ret)?$" $T/set_event)
+for e in falloc falloc_ret; do
+	[ -d $T/events/$G/$e ] ||
+		diag "eventfs: $T/events/$G/$e missing (events/$G has: $(ls $T/events/$G | tr '\n' ' '))"
+done
 l=$(awk '$3 ~ /^vfs_fallocate\+/ { print $2 }' $D/list | sort | tr '\n' ' ')
 dis=$(grep -c 'vfs_fallocate+.*DISABLED' $D/list)
-check "both enabled since the boot and armed (enable: $en, list: $l, disabled: $dis)" \
-	test "$en:$l:$dis" = "11:k r :0"
+check "both enabled since the boot and armed (set_event: $en of 2, list: $l, disabled: $dis)" \
+	test "$en:$l:$dis" = "2:k r :0"
 
 # 5: nothing called fallocate(2) before
 c=$(counts)
