@@ -56,10 +56,13 @@ for v in ${BENCH_VARIANTS:-upstream ours}; do
 	# The traps of each kind: a short pass under -d int, which logs every
 	# exception the guest takes (BENCH_TRAPS=0: skip it).
 	[ "${BENCH_TRAPS:-1}" = 0 ] && continue
+	# Its exit status is not the guest's: QEMU's exception log may split
+	# the guest's last line (powerpc), so bench.py judges this pass from
+	# the log (finished, console clean).
 	WS_QUIET=1 WS_QEMU_ARGS="$qemu_args -d int${WS_QEMU_ARGS:+ $WS_QEMU_ARGS}" \
 		WS_APPEND="$append ws.bench=traps${WS_APPEND:+ $WS_APPEND}" \
 		WS_TIMEOUT="${WS_TIMEOUT:-$((2 * WS_BOOT_TIMEOUT))}" \
-		"$WS_REPO/ws/boot.sh" "$WS_ARCH" bench "$initrd" || rc=1
+		"$WS_REPO/ws/boot.sh" "$WS_ARCH" bench "$initrd" || true
 	logs+=("$(realpath "$build/logs/latest-bench.log")")
 done
 echo
