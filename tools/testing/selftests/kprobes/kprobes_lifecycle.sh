@@ -59,6 +59,17 @@ cd "$(dirname "$0")" || exit 1
 [ -d $D ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
 
+# The checks are this series' semantics: a gone probe refuses enable and
+# disable (upstream returns 0), unregistration clears a by-symbol probe's
+# .addr, module init text is refused by address with -EINVAL.  Upstream 6.12
+# also oopses in unregister_kretprobe() once the kretprobe's module is gone
+# (a NULL write in unregister_kretprobes(), seen on x86_64): skip it there.
+if grep -q "ws.variant=upstream" /proc/cmdline; then
+	echo "ok 1 - lifecycle # SKIP the series' lifecycle semantics; upstream 6.12 oopses here"
+	echo "1..1"
+	exit 0
+fi
+
 # 1. Probes on a module's function across its unload and reload.
 check "lifecycle: insmod kprobes_lc_target" insmod ./kprobes_lc_target.ko
 check "lifecycle: insmod kprobes_lifecycle" insmod ./kprobes_lifecycle.ko
