@@ -84,8 +84,9 @@ check "kprobe_events lists r:$G/falloc_ret vfs_fallocate ret=\$retval:s32" \
 # That is reported below, as a diagnostic, not as a failure of kprobes.
 en=$(grep -cE "^$G:falloc(_ret)?$" $T/set_event)
 for e in falloc falloc_ret; do
+	has=$(ls $T/events/$G | tr '\n' ' ')
 	[ -d $T/events/$G/$e ] ||
-		diag "eventfs: $T/events/$G/$e missing (events/$G has: $(ls $T/events/$G | tr '\n' ' '))"
+		diag "eventfs: $T/events/$G/$e missing (events/$G has: $has)"
 done
 l=$(awk '$3 ~ /^vfs_fallocate\+/ { print $2 }' $D/list | sort | tr '\n' ' ')
 dis=$(grep -c 'vfs_fallocate+.*DISABLED' $D/list)
