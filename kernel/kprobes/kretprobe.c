@@ -74,19 +74,20 @@ int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 
 	ri = objpool_pop(&rph->pool);
 	if (unlikely(!ri)) {
+		/* Every instance is out, in calls that have not returned yet. */
 		kprobe_count_missed(&rp->nmissed);
 		return 0;
 	}
 	/* Set here rather than at pool creation: the line is written anyway. */
 	ri->rph = rph;
 
-	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
+	/* An entry handler may decline this call: then its return is not probed. */
+	if (!rp->entry_handler || !rp->entry_handler(ri, regs)) {
+		arch_prepare_kretprobe(ri, regs);
+		__llist_add(&ri->llist, &current->kretprobe_instances);
+	} else {
 		objpool_push(ri, &rph->pool);
-		return 0;
 	}
-
-	arch_prepare_kretprobe(ri, regs);
-	__llist_add(&ri->llist, &current->kretprobe_instances);
 	return 0;
 }
 NOKPROBE_SYMBOL(kretprobe_pre_handler);
