@@ -44,10 +44,13 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (bit < 0)
 		return;
 
+	/*
+	 * A site is never disabled itself (its members are, and the pre
+	 * handler walk skips them), and get_kprobe() returns no gone site.
+	 */
 	p = get_kprobe((kprobe_opcode_t *)ip);
-	if (unlikely(!p) || kprobe_disabled(p))
+	if (unlikely(!p))
 		goto out;
-
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
 		goto out;
