@@ -101,6 +101,9 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  * @flags: KPROBE_FLAG_*, owned by the core; only KPROBE_FLAG_DISABLED may be
  *	set by the user before registration, to register the probe disabled
  * @hits: per-CPU hit counts, owned by the core (shown in debugfs)
+ * @owner: owned by the core: the module whose code the probe's handlers are
+ *	in, pinned while the probe is registered, when another module
+ *	registered the probe; NULL otherwise
  */
 struct kprobe {
 	struct hlist_node hlist;
@@ -116,6 +119,7 @@ struct kprobe {
 	struct arch_specific_insn ainsn;
 	u32 flags;
 	unsigned long __percpu *hits;
+	struct module *owner;
 };
 
 static inline bool kprobe_gone(const struct kprobe *p)

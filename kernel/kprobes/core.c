@@ -645,12 +645,101 @@ static void site_free(struct kprobe_site *s)
 	kfree(s);
 }
 
+/* ---------------------------------------------------------------------------
+ * The modules of the handlers.
+ * ---------------------------------------------------------------------------
+ */
+
+#define KPROBE_USER_CODE	3
+
+/*
+ * The code that the user of @p gave it to call: its handlers, or those of
+ * the kretprobe or jprobe around it (whose kprobe handlers are the core's).
+ */
+static void kprobe_user_code(struct kprobe *p,
+			     unsigned long code[KPROBE_USER_CODE])
+{
+	code[0] = (unsigned long)p->pre_handler;
+	code[1] = (unsigned long)p->post_handler;
+	code[2] = (unsigned long)p->fault_handler;
+#ifdef CONFIG_KRETPROBES
+	if (p->flags & KPROBE_FLAG_KRETPROBE) {
+		struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+
+		code[0] = (unsigned long)rp->handler;
+		code[1] = (unsigned long)rp->entry_handler;
+	}
+#endif
+#ifdef CONFIG_JPROBES
+	if (p->flags & KPROBE_FLAG_JPROBE) {
+		struct jprobe *jp = container_of(p, struct jprobe, kp);
+
+		code[0] = (unsigned long)jp->entry;
+		code[1] = 0;
+	}
+#endif
+}
+
+#ifdef CONFIG_MODULES
+/*
+ * A module whose handlers another module registered stays loaded until the
+ * probe is unregistered: nothing else would stop it from going while its
+ * code is called.  A module registering its own handlers is not pinned, or
+ * it could never be unloaded: its exit is what unregisters them, and it
+ * cannot run while the module is pinned (the core unregisters what a going
+ * module left, see kprobe_remove_owned()).
+ *
+ * @caller is the return address of the API function the user called.  A
+ * module that tail-calls the API (return register_kprobe(p);) leaves no
+ * frame of its own: then the caller looks like core code, which in-tree
+ * never registers a module's handlers, and the handlers' module is taken as
+ * the registrant.  So only a call from another module pins.
+ *
+ * Return: 0, or -ENOENT if the handlers' module is going away.
+ */
+static int kprobe_pin_owner(struct kprobe *p, unsigned long caller)
+{
+	unsigned long code[KPROBE_USER_CODE];
+	struct module *by, *mod = NULL;
+	int i, ret = 0;
+
+	kprobe_user_code(p, code);
+	preempt_disable();
+	by = __module_text_address(caller);
+	for (i = 0; by && !mod && i < KPROBE_USER_CODE; i++) {
+		mod = code[i] ? __module_text_address(code[i]) : NULL;
+		if (mod == by)
+			mod = NULL;
+	}
+	if (mod && !try_module_get(mod))
+		ret = -ENOENT;
+	preempt_enable();
+	p->owner = ret ? NULL : mod;
+	return ret;
+}
+
+static void kprobe_unpin_owner(struct kprobe *p)
+{
+	module_put(p->owner);
+	p->owner = NULL;
+}
+#else
+static int kprobe_pin_owner(struct kprobe *p, unsigned long caller)
+{
+	return 0;
+}
+
+static void kprobe_unpin_owner(struct kprobe *p)
+{
+}
+#endif
+
 /* Flags a probe may carry into registration. */
 #define KPROBE_FLAGS_IN	(KPROBE_FLAG_DISABLED | KPROBE_FLAG_KRETPROBE | \
 			 KPROBE_FLAG_JPROBE)
 
 /* Register @p as a member of the site at its address; the site joins @batch. */
-static int kprobe_add(struct kprobe *p, struct list_head *batch)
+static int __kprobe_add(struct kprobe *p, struct list_head *batch)
 {
 	struct kprobe_site *s;
 	struct module *mod = NULL;
@@ -658,9 +747,6 @@ static int kprobe_add(struct kprobe *p, struct list_head *batch)
 	struct kprobe *kp, *jp;
 	bool on_entry, on_ftrace = false;
 	int ret;
-
-	if (!p || p->hits || (p->flags & ~KPROBE_FLAGS_IN))
-		return -EINVAL;
 
 	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
 	if (IS_ERR(addr))
@@ -739,6 +825,22 @@ static int kprobe_add(struct kprobe *p, struct list_head *batch)
 	ret = 0;
 out_put:
 	module_put(mod);
+	return ret;
+}
+
+static int kprobe_add(struct kprobe *p, struct list_head *batch,
+		      unsigned long caller)
+{
+	int ret;
+
+	if (!p || p->hits || (p->flags & ~KPROBE_FLAGS_IN))
+		return -EINVAL;
+	ret = kprobe_pin_owner(p, caller);
+	if (ret)
+		return ret;
+	ret = __kprobe_add(p, batch);
+	if (ret)
+		kprobe_unpin_owner(p);
 	return ret;
 }
 
@@ -827,6 +929,7 @@ void __unregister_kprobes_bottom(void *vec, kprobe_nth_t nth, int num,
 			continue;
 		free_percpu(p->hits);
 		p->hits = NULL;
+		kprobe_unpin_owner(p);
 		INIT_LIST_HEAD(&p->list);
 		INIT_HLIST_NODE(&p->hlist);
 		/* Ready to be registered again, by symbol or by address. */
@@ -855,7 +958,8 @@ void __unregister_kprobes(void *vec, kprobe_nth_t nth, int num)
  * Register @num probes all or nothing: on failure the ones already added are
  * unregistered and the error of the failing one returned.
  */
-int __register_kprobes(void *vec, kprobe_nth_t nth, int num)
+int __register_kprobes(void *vec, kprobe_nth_t nth, int num,
+		       unsigned long caller)
 {
 	LIST_HEAD(batch);
 	int i, j, ret = 0;
@@ -867,7 +971,7 @@ int __register_kprobes(void *vec, kprobe_nth_t nth, int num)
 
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
-		ret = kprobe_add(nth(vec, i), &batch);
+		ret = kprobe_add(nth(vec, i), &batch, caller);
 		if (ret)
 			break;
 	}
@@ -896,20 +1000,23 @@ static bool kprobe_user_flags_ok(struct kprobe *p)
  * @p: the probe: .addr or .symbol_name (not both), .offset, handlers, and
  *	.flags 0 or KPROBE_FLAG_DISABLED
  *
+ * While @p is registered, the module of its handlers is pinned if another
+ * module registered it (see Documentation/trace/kprobes.rst).
+ *
  * Return: 0, or -EINVAL for a malformed or already registered probe or an
  * address that cannot be probed, -ENOENT for an unknown symbol or a module
- * going away, -EILSEQ for an offset outside the function or not on an
- * instruction boundary, -EBUSY for text owned by jump labels or static calls,
- * -ENOMEM; -EAGAIN before kprobes are initialized; -ENODEV on an ftrace site
- * once ftrace is dead, or the error of arming through ftrace; what the arch
- * returns (x86: -ERANGE; -EFAULT).  See
- * Documentation/trace/kprobes.rst.
+ * going away (the probed one, or the one of the handlers), -EILSEQ for an
+ * offset outside the function or not on an instruction boundary, -EBUSY for
+ * text owned by jump labels or static calls, -ENOMEM; -EAGAIN before kprobes
+ * are initialized; -ENODEV on an ftrace site once ftrace is dead, or the
+ * error of arming through ftrace; what the arch returns (x86: -ERANGE;
+ * -EFAULT).  See Documentation/trace/kprobes.rst.
  */
 int register_kprobe(struct kprobe *p)
 {
 	if (!kprobe_user_flags_ok(p))
 		return -EINVAL;
-	return __register_kprobes(&p, nth_kprobe, 1);
+	return __register_kprobes(&p, nth_kprobe, 1, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
 NOKPROBE_SYMBOL(register_kprobe);
@@ -934,7 +1041,7 @@ int register_kprobes(struct kprobe **kps, int num)
 		if (!kprobe_user_flags_ok(kps[i]))
 			return -EINVAL;
 	}
-	return __register_kprobes(kps, nth_kprobe, num);
+	return __register_kprobes(kps, nth_kprobe, num, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
 NOKPROBE_SYMBOL(register_kprobes);
@@ -1091,31 +1198,23 @@ void kprobe_free_init_mem(void)
 }
 
 #ifdef CONFIG_MODULES
-/* Whether @p, or a handler it calls, is in @mod. */
+/*
+ * Whether @p, the kretprobe or jprobe around it, or a handler it calls, is
+ * in @mod.  A kprobe is the first member of both, so testing @p's address
+ * tests theirs.
+ */
 static bool kprobe_owned_by(struct kprobe *p, struct module *mod)
 {
-	if (within_module((unsigned long)p, mod) ||
-	    within_module((unsigned long)p->pre_handler, mod) ||
-	    within_module((unsigned long)p->post_handler, mod) ||
-	    within_module((unsigned long)p->fault_handler, mod))
+	unsigned long code[KPROBE_USER_CODE];
+	int i;
+
+	if (within_module((unsigned long)p, mod))
 		return true;
-#ifdef CONFIG_KRETPROBES
-	if (p->flags & KPROBE_FLAG_KRETPROBE) {
-		struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-
-		return within_module((unsigned long)rp, mod) ||
-		       within_module((unsigned long)rp->handler, mod) ||
-		       within_module((unsigned long)rp->entry_handler, mod);
+	kprobe_user_code(p, code);
+	for (i = 0; i < KPROBE_USER_CODE; i++) {
+		if (code[i] && within_module(code[i], mod))
+			return true;
 	}
-#endif
-#ifdef CONFIG_JPROBES
-	if (p->flags & KPROBE_FLAG_JPROBE) {
-		struct jprobe *jp = container_of(p, struct jprobe, kp);
-
-		return within_module((unsigned long)jp, mod) ||
-		       within_module((unsigned long)jp->entry, mod);
-	}
-#endif
 	return false;
 }
 

@@ -124,7 +124,8 @@ int kprobes_set_all_armed(bool armed);
  * arrays of struct kretprobe * go through the same code as struct kprobe *.
  */
 typedef struct kprobe *(*kprobe_nth_t)(void *vec, int i);
-int __register_kprobes(void *vec, kprobe_nth_t nth, int num);
+int __register_kprobes(void *vec, kprobe_nth_t nth, int num,
+		       unsigned long caller);
 int __unregister_kprobes_top(void *vec, kprobe_nth_t nth, int num,
 			     struct list_head *dead);
 void __unregister_kprobes_bottom(void *vec, kprobe_nth_t nth, int num,

@@ -172,19 +172,8 @@ static struct kprobe *nth_jprobe(void *vec, int i)
 	return jp ? &jp->kp : NULL;
 }
 
-/**
- * register_jprobes() - register jprobes, all or none
- * @jps: the jprobes: each with .entry, and .kp.addr or .kp.symbol_name of a
- *	function (.kp.offset 0, or whatever lands on the function's entry),
- *	.kp.flags 0 or KPROBE_FLAG_DISABLED; the core owns the kp's handlers
- * @num: how many
- *
- * Return: 0, or the error of the first jprobe that failed, and then none is
- * registered: -EINVAL for a malformed or already registered jprobe, no
- * handler, or an address that is not the entry of a function; -EBUSY when
- * the function already has a jprobe; else as register_kprobe().
- */
-int register_jprobes(struct jprobe **jps, int num)
+/* @caller: the return address of the API function called, see kprobe_pin_owner(). */
+static int jprobes_register(struct jprobe **jps, int num, unsigned long caller)
 {
 	int i, ret;
 
@@ -206,12 +195,30 @@ int register_jprobes(struct jprobe **jps, int num)
 		kp->flags |= KPROBE_FLAG_JPROBE;
 	}
 
-	ret = __register_kprobes(jps, nth_jprobe, num);
+	ret = __register_kprobes(jps, nth_jprobe, num, caller);
 	if (ret) {
 		for (i = 0; i < num; i++)
 			jps[i]->kp.flags &= ~KPROBE_FLAG_JPROBE;
 	}
 	return ret;
+}
+NOKPROBE_SYMBOL(jprobes_register);
+
+/**
+ * register_jprobes() - register jprobes, all or none
+ * @jps: the jprobes: each with .entry, and .kp.addr or .kp.symbol_name of a
+ *	function (.kp.offset 0, or whatever lands on the function's entry),
+ *	.kp.flags 0 or KPROBE_FLAG_DISABLED; the core owns the kp's handlers
+ * @num: how many
+ *
+ * Return: 0, or the error of the first jprobe that failed, and then none is
+ * registered: -EINVAL for a malformed or already registered jprobe, no
+ * handler, or an address that is not the entry of a function; -EBUSY when
+ * the function already has a jprobe; else as register_kprobe().
+ */
+int register_jprobes(struct jprobe **jps, int num)
+{
+	return jprobes_register(jps, num, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(register_jprobes);
 NOKPROBE_SYMBOL(register_jprobes);
@@ -229,7 +236,7 @@ NOKPROBE_SYMBOL(register_jprobes);
  */
 int register_jprobe(struct jprobe *jp)
 {
-	return register_jprobes(&jp, 1);
+	return jprobes_register(&jp, 1, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(register_jprobe);
 NOKPROBE_SYMBOL(register_jprobe);

@@ -339,16 +339,9 @@ static struct kprobe *nth_kretprobe(void *vec, int i)
 	return rp ? &rp->kp : NULL;
 }
 
-/**
- * register_kretprobes() - register return probes, all or none
- * @rps: the kretprobes, each at the entry of a function
- * @num: how many
- *
- * Return: 0, or the error of the first that failed (see register_kprobe());
- * besides, -EINVAL if one is not at a function entry, -E2BIG if its maxactive
- * or data_size is above KRETPROBE_MAX_MAXACTIVE or KRETPROBE_MAX_DATA_SIZE.
- */
-int register_kretprobes(struct kretprobe **rps, int num)
+/* @caller: the return address of the API function called, see kprobe_pin_owner(). */
+static int kretprobes_register(struct kretprobe **rps, int num,
+			       unsigned long caller)
 {
 	int i, ret;
 
@@ -361,7 +354,7 @@ int register_kretprobes(struct kretprobe **rps, int num)
 			goto undo;
 	}
 
-	ret = __register_kprobes(rps, nth_kretprobe, num);
+	ret = __register_kprobes(rps, nth_kretprobe, num, caller);
 	if (!ret)
 		return 0;
 	/* The core unregistered them; some may have been hit meanwhile. */
@@ -376,6 +369,21 @@ undo:
 		kretprobe_release(rps[i], false);
 	return ret;
 }
+NOKPROBE_SYMBOL(kretprobes_register);
+
+/**
+ * register_kretprobes() - register return probes, all or none
+ * @rps: the kretprobes, each at the entry of a function
+ * @num: how many
+ *
+ * Return: 0, or the error of the first that failed (see register_kprobe());
+ * besides, -EINVAL if one is not at a function entry, -E2BIG if its maxactive
+ * or data_size is above KRETPROBE_MAX_MAXACTIVE or KRETPROBE_MAX_DATA_SIZE.
+ */
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	return kretprobes_register(rps, num, _RET_IP_);
+}
 EXPORT_SYMBOL_GPL(register_kretprobes);
 NOKPROBE_SYMBOL(register_kretprobes);
 
@@ -387,7 +395,7 @@ NOKPROBE_SYMBOL(register_kretprobes);
  */
 int register_kretprobe(struct kretprobe *rp)
 {
-	return register_kretprobes(&rp, 1);
+	return kretprobes_register(&rp, 1, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
 NOKPROBE_SYMBOL(register_kretprobe);
