@@ -33,6 +33,9 @@
  *
  * Only temporaries and argument registers (RV_SCRATCH_REGS) are ever used
  * as scratch, and only those the function writes somewhere.
+ *
+ * The last function analyzed is kept (rv_fn_get()): probing many
+ * instructions of one function, in a batch or one by one, analyzes it once.
  */
 #include <linux/err.h>
 #include <linux/extable.h>
@@ -40,6 +43,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -66,6 +70,8 @@
 #define RV_FN_MAX_SIZE		SZ_1M
 /* An LR/SC sequence is at most 16 instructions (the ISA's forward progress). */
 #define RV_LRSC_MAX		16
+/* The largest function kept by the cache of rv_fn_get(). */
+#define RV_FN_CACHE_MAX_SIZE	SZ_64K
 /* Passes of the data flow before giving up. */
 #define RV_LIVENESS_PASSES	64
 
@@ -218,7 +224,7 @@ static void rv_fn_mark_lrsc(struct rv_fn *fn)
  * Return: the function, to be freed with rv_fn_free(); ERR_PTR(-EILSEQ) if
  * kallsyms does not know it, -E2BIG if it is too big, -ENOMEM.
  */
-struct rv_fn *rv_fn_decode(unsigned long addr)
+static struct rv_fn *rv_fn_decode(unsigned long addr)
 {
 	unsigned long size, offset, a, end;
 	bool unknown = false;
@@ -291,11 +297,7 @@ struct rv_fn *rv_fn_decode(unsigned long addr)
 	return fn;
 }
 
-/**
- * rv_fn_free() - free a decoded function
- * @fn: the function, or an ERR_PTR() or NULL
- */
-void rv_fn_free(struct rv_fn *fn)
+static void rv_fn_free(struct rv_fn *fn)
 {
 	if (IS_ERR_OR_NULL(fn))
 		return;
@@ -303,6 +305,96 @@ void rv_fn_free(struct rv_fn *fn)
 	kvfree(fn->insn);
 	kfree(fn);
 }
+
+/*
+ * The cache of one function.  Under the core, the text of a function
+ * changes only through kprobes (read through by riscv_kprobe_read_insn()),
+ * static branches (taken both ways, whatever their state) and ftrace at its
+ * entry: the first two instructions are kept with the analysis, which is
+ * dropped when they differ.  Module text may be freed and reused once the
+ * module goes: any module state change makes the cache stale (rv_fn_gen).
+ * Only kernel and module text is cached, since JIT code may be freed at any
+ * time.  All of it is used with kprobe_mutex held; the module notifier only
+ * bumps the generation.
+ */
+static struct rv_fn *rv_fn_cached;
+static u64 rv_fn_cached_head;
+static unsigned int rv_fn_cached_gen;
+static atomic_t rv_fn_gen;
+
+static int rv_fn_read_head(unsigned long start, u64 *head)
+{
+	u32 a, b;
+
+	if (riscv_kprobe_read_insn(start, &a) ||
+	    riscv_kprobe_read_insn(start + rv_insn_len(a), &b))
+		return -EFAULT;
+	*head = a | (u64)b << 32;
+	return 0;
+}
+
+/**
+ * rv_fn_get() - the analysis of the function containing an address
+ * @addr: an address in the function
+ *
+ * Context: kprobe_mutex held.
+ *
+ * Return: the function (decoded, see rv_fn_decode(); its liveness computed
+ * on demand by rv_fn_liveness()), to be given back with rv_fn_put() before
+ * kprobe_mutex is released; or an ERR_PTR() as rv_fn_decode().
+ */
+struct rv_fn *rv_fn_get(unsigned long addr)
+{
+	unsigned int gen = atomic_read(&rv_fn_gen);
+	struct rv_fn *fn = rv_fn_cached;
+	u64 head;
+
+	if (fn && rv_fn_cached_gen == gen && addr >= fn->start &&
+	    addr - fn->start < fn->size &&
+	    !rv_fn_read_head(fn->start, &head) && head == rv_fn_cached_head)
+		return fn;
+
+	fn = rv_fn_decode(addr);
+	if (IS_ERR(fn))
+		return fn;
+	if (fn->size <= RV_FN_CACHE_MAX_SIZE &&
+	    (is_kernel_text(fn->start) || is_module_text_address(fn->start)) &&
+	    !rv_fn_read_head(fn->start, &head)) {
+		rv_fn_free(rv_fn_cached);
+		rv_fn_cached = fn;
+		rv_fn_cached_head = head;
+		rv_fn_cached_gen = gen;
+	}
+	return fn;
+}
+
+/**
+ * rv_fn_put() - done with a function from rv_fn_get()
+ * @fn: the function, or an ERR_PTR() or NULL
+ */
+void rv_fn_put(struct rv_fn *fn)
+{
+	if (fn != rv_fn_cached)
+		rv_fn_free(fn);
+}
+
+static int rv_fn_module_callback(struct notifier_block *nb, unsigned long val,
+				 void *data)
+{
+	/* Also COMING and LIVE: a module's init text is freed after init. */
+	atomic_inc(&rv_fn_gen);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rv_fn_module_nb = {
+	.notifier_call = rv_fn_module_callback,
+};
+
+static int __init rv_fn_cache_init(void)
+{
+	return register_module_notifier(&rv_fn_module_nb);
+}
+core_initcall(rv_fn_cache_init);
 
 /* Registers live on entry to the instruction following @i, if it follows. */
 static u32 rv_fn_live_next(const struct rv_fn *fn, unsigned int i)

@@ -70,8 +70,8 @@ struct rv_fn {
 	u32 *live;
 };
 
-struct rv_fn *rv_fn_decode(unsigned long addr);
-void rv_fn_free(struct rv_fn *fn);
+struct rv_fn *rv_fn_get(unsigned long addr);
+void rv_fn_put(struct rv_fn *fn);
 int rv_fn_find(const struct rv_fn *fn, unsigned long addr);
 int rv_fn_liveness(struct rv_fn *fn);
 u32 rv_fn_scratch_regs(const struct rv_fn *fn, int idx);

@@ -304,7 +304,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	if (!IS_ALIGNED(addr, 2))
 		return -EILSEQ;
 
-	fn = rv_fn_decode(addr);
+	fn = rv_fn_get(addr);
 	if (IS_ERR(fn))
 		return PTR_ERR(fn) == -ENOMEM ? -ENOMEM : -EILSEQ;
 	idx = rv_fn_find(fn, addr);
@@ -345,7 +345,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	if (ret)
 		memset(asi, 0, sizeof(*asi));
 out:
-	rv_fn_free(fn);
+	rv_fn_put(fn);
 	return ret;
 }
 

@@ -294,7 +294,7 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	if (p->post_handler || kprobe_ftrace(p) || !p->ainsn.len)
 		return -EINVAL;
 
-	fn = rv_fn_decode(addr);
+	fn = rv_fn_get(addr);
 	if (IS_ERR(fn))
 		return PTR_ERR(fn);
 	ret = -EINVAL;
@@ -370,13 +370,13 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	oi->jlen = jlen;
 	oi->head = p->ainsn.bp_len;
 	WRITE_ONCE(oi->insn, insn);
-	rv_fn_free(fn);
+	rv_fn_put(fn);
 	return 0;
 
 out_slot:
 	free_optinsn_slot(insn, 0);
 out_fn:
-	rv_fn_free(fn);
+	rv_fn_put(fn);
 	return ret;
 }
 
