@@ -143,9 +143,11 @@ static void *kprobe_alloc_near_kernel(void)
 	unsigned long window;
 
 	for (window = SZ_64K; window <= SZ_1M; window *= 4) {
+		/* Quietly: a full window is no error, the next is tried. */
 		void *page = __vmalloc_node_range(PAGE_SIZE, PAGE_SIZE,
 						  MODULES_END - window,
-						  MODULES_END, GFP_KERNEL,
+						  MODULES_END,
+						  GFP_KERNEL | __GFP_NOWARN,
 						  PAGE_KERNEL, VM_FLUSH_RESET_PERMS,
 						  NUMA_NO_NODE,
 						  __builtin_return_address(0));
