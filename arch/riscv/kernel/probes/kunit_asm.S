@@ -155,12 +155,20 @@ SYM_FUNC_START(kprv_j)
 SYM_FUNC_END(kprv_j)
 	site	kprv_j, .Lj, K_SIM
 
-/* x + 5 through calls to kprv_add5: JAL, JALR and C.JALR. */
+/*
+ * x + 5 through calls to kprv_add5: JAL, JALR and C.JALR; its stack frame
+ * opened and closed by the three forms of stack adjustment (simulated).
+ */
 	.balign	4
 SYM_FUNC_START(kprv_call)
 	.option	push
 	.option	norvc
+.Lcall_sp0:
 	addi	sp, sp, -16
+	.option	rvc
+.Lcall_sp1:
+	c.addi	sp, -16
+	.option	norvc
 	sd	ra, 8(sp)
 .Lcall_jal:
 	jal	ra, kprv_add5
@@ -175,10 +183,16 @@ SYM_FUNC_START(kprv_call)
 	c.jalr	t0
 	.option	norvc
 	ld	ra, 8(sp)
-	addi	sp, sp, 16
+	.option	rvc
+.Lcall_sp2:
+	c.addi16sp	sp, 32
+	.option	norvc
 	ret
 	.option	pop
 SYM_FUNC_END(kprv_call)
+	site	kprv_call, .Lcall_sp0, K_SIM
+	site	kprv_call, .Lcall_sp1, K_SIM
+	site	kprv_call, .Lcall_sp2, K_SIM
 	site	kprv_call, .Lcall_jal, K_SIM
 	site	kprv_call, .Lcall_jalr, K_SIM
 	site	kprv_call, .Lcall_cjalr, K_SIM
