@@ -2,6 +2,12 @@
 /*
  * riscv64 targets of kprobes_bench (see kprobes_bench.h).  No compressed
  * instructions: every probed instruction is 4 bytes.
+ *
+ * Both probed functions write t0, a temporary, after the probed
+ * instructions, as compiled functions use temporaries: a jump back from an
+ * out-of-line copy (boosting), into a detour and back from it
+ * (optimization) needs a register that holds nothing of value, and a
+ * function that writes none has none to give.
  */
 #include <linux/linkage.h>
 
@@ -13,6 +19,7 @@ SYM_FUNC_START(kprobes_bench_target)
 .Lkpb_probe:
 	addi	a0, a0, 1
 	addi	a0, a0, 2
+	li	t0, 0
 	add	a0, a0, a1
 	ret
 SYM_FUNC_END(kprobes_bench_target)
@@ -22,6 +29,7 @@ SYM_FUNC_START(kprobes_bench_nops)
 	.rept	1024
 	nop
 	.endr
+	li	t0, 0
 	ret
 SYM_FUNC_END(kprobes_bench_nops)
 
