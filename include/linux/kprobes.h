@@ -102,8 +102,8 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  *	set by the user before registration, to register the probe disabled
  * @hits: per-CPU hit counts, owned by the core (shown in debugfs)
  * @owner: owned by the core: the module whose code the probe's handlers are
- *	in, pinned while the probe is registered, when another module
- *	registered the probe; NULL otherwise
+ *	in, pinned while the probe is registered, when the probe's structure
+ *	is in (or was registered by) another module; NULL otherwise
  */
 struct kprobe {
 	struct hlist_node hlist;

@@ -689,29 +689,38 @@ static void kprobe_user_code(struct kprobe *p,
  * cannot run while the module is pinned (the core unregisters what a going
  * module left, see kprobe_remove_owned()).
  *
- * @caller is the return address of the API function the user called.  A
- * module that tail-calls the API (return register_kprobe(p);) leaves no
- * frame of its own: then the caller looks like core code, which in-tree
- * never registers a module's handlers, and the handlers' module is taken as
- * the registrant.  So only a call from another module pins.
+ * The registrant is the module the probe's structure is in, which is the
+ * one that unregisters it; for a structure allocated at run time, the
+ * module that called the API (@caller, the return address of the API
+ * function).  A module that tail-calls the API (return register_kprobe(p);)
+ * leaves no frame of its own: then the caller looks like core code, which
+ * in-tree never registers a module's handlers, and nothing is pinned.
  *
- * Return: 0, or -ENOENT if the handlers' module is going away.
+ * Return: 0; -ENOENT if the handlers' module is going away; -EINVAL if the
+ * handlers are in two modules besides the registrant.
  */
 static int kprobe_pin_owner(struct kprobe *p, unsigned long caller)
 {
 	unsigned long code[KPROBE_USER_CODE];
-	struct module *by, *mod = NULL;
+	struct module *by, *m, *mod = NULL;
 	int i, ret = 0;
 
 	kprobe_user_code(p, code);
 	preempt_disable();
-	by = __module_text_address(caller);
-	for (i = 0; by && !mod && i < KPROBE_USER_CODE; i++) {
-		mod = code[i] ? __module_text_address(code[i]) : NULL;
-		if (mod == by)
-			mod = NULL;
+	by = __module_address((unsigned long)p);
+	if (!by)
+		by = __module_text_address(caller);
+	for (i = 0; by && i < KPROBE_USER_CODE; i++) {
+		m = code[i] ? __module_text_address(code[i]) : NULL;
+		if (!m || m == by || m == mod)
+			continue;
+		if (mod) {
+			ret = -EINVAL;
+			break;
+		}
+		mod = m;
 	}
-	if (mod && !try_module_get(mod))
+	if (!ret && mod && !try_module_get(mod))
 		ret = -ENOENT;
 	preempt_enable();
 	p->owner = ret ? NULL : mod;

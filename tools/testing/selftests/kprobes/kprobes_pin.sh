@@ -6,14 +6,16 @@
 # ksys_sync() with kprobes_pin_a.ko's handlers.  Then kprobes_pin_a cannot
 # be unloaded (its refcount counts the two probes) until kprobes_pin_b
 # unregisters them, or goes without doing so (leak=1) and the core does it.
-# kprobes_pin_a's own probe, with its own handler, does not pin it.
+# kprobes_pin_a's own probe, with its own handler, does not pin it.  A
+# probe whose handlers are in two modules besides the registrant is refused
+# (kprobes_pin_b.ko mixed=1, with kprobes_pin_c.ko).
 #
 # Output: kselftest TAP.  Busybox sh compatible.
 
 D=/sys/kernel/debug/kprobes
 A=/sys/module/kprobes_pin_a
 B=/sys/module/kprobes_pin_b
-NTESTS=16
+NTESTS=20
 
 N=0
 FAIL=0
@@ -74,6 +76,16 @@ check "the core unregistered them, naming kprobes_pin_b" \
 check "kprobes_pin_a unpinned: refcnt $(refcnt $A)" test "$(refcnt $A)" = 0
 check "rmmod kprobes_pin_a, no probe of either left on ksys_sync" \
 	sh -c "rmmod kprobes_pin_a && test \"\$(grep -c ' ksys_sync+' $D/list)\" = $before"
+
+# Handlers in kprobes_pin_a and kprobes_pin_c, registered by kprobes_pin_b.
+insmod ./kprobes_pin_a.ko && insmod ./kprobes_pin_c.ko
+check "insmod kprobes_pin_b.ko mixed=1" insmod ./kprobes_pin_b.ko mixed=1
+check "a probe with handlers in two other modules: $(cat $B/parameters/mixed_ret 2>/dev/null), want -22 (-EINVAL)" \
+	test "$(cat $B/parameters/mixed_ret 2>/dev/null)" = -22
+check "it pins neither: kprobes_pin_a refcnt $(refcnt $A) (its 2 probes), kprobes_pin_c $(refcnt /sys/module/kprobes_pin_c)" \
+	test "$(refcnt $A)" = 2 -a "$(refcnt /sys/module/kprobes_pin_c)" = 0
+check "rmmod kprobes_pin_b kprobes_pin_c kprobes_pin_a" \
+	sh -c "rmmod kprobes_pin_b && rmmod kprobes_pin_c && rmmod kprobes_pin_a"
 
 if [ $N != $NTESTS ]; then
 	echo "not ok $((N + 1)) - ran $N tests, planned $NTESTS"
