@@ -71,7 +71,7 @@
 /* An LR/SC sequence is at most 16 instructions (the ISA's forward progress). */
 #define RV_LRSC_MAX		16
 /* The largest function kept by the cache of rv_fn_get(). */
-#define RV_FN_CACHE_MAX_SIZE	SZ_64K
+#define RV_FN_CACHE_MAX_SIZE	SZ_16K
 /* Passes of the data flow before giving up. */
 #define RV_LIVENESS_PASSES	64
 
@@ -315,11 +315,13 @@ static void rv_fn_free(struct rv_fn *fn)
  * module goes: any module state change makes the cache stale (rv_fn_gen).
  * Only kernel and module text is cached, since JIT code may be freed at any
  * time.  All of it is used with kprobe_mutex held; the module notifier only
- * bumps the generation.
+ * bumps the generation.  The cached function is replaced only when no
+ * caller holds it (rv_fn_cached_users).
  */
 static struct rv_fn *rv_fn_cached;
 static u64 rv_fn_cached_head;
 static unsigned int rv_fn_cached_gen;
+static unsigned int rv_fn_cached_users;
 static atomic_t rv_fn_gen;
 
 static int rv_fn_read_head(unsigned long start, u64 *head)
@@ -351,19 +353,22 @@ struct rv_fn *rv_fn_get(unsigned long addr)
 
 	if (fn && rv_fn_cached_gen == gen && addr >= fn->start &&
 	    addr - fn->start < fn->size &&
-	    !rv_fn_read_head(fn->start, &head) && head == rv_fn_cached_head)
+	    !rv_fn_read_head(fn->start, &head) && head == rv_fn_cached_head) {
+		rv_fn_cached_users++;
 		return fn;
+	}
 
 	fn = rv_fn_decode(addr);
 	if (IS_ERR(fn))
 		return fn;
-	if (fn->size <= RV_FN_CACHE_MAX_SIZE &&
+	if (!rv_fn_cached_users && fn->size <= RV_FN_CACHE_MAX_SIZE &&
 	    (is_kernel_text(fn->start) || is_module_text_address(fn->start)) &&
 	    !rv_fn_read_head(fn->start, &head)) {
 		rv_fn_free(rv_fn_cached);
 		rv_fn_cached = fn;
 		rv_fn_cached_head = head;
 		rv_fn_cached_gen = gen;
+		rv_fn_cached_users = 1;
 	}
 	return fn;
 }
@@ -374,7 +379,11 @@ struct rv_fn *rv_fn_get(unsigned long addr)
  */
 void rv_fn_put(struct rv_fn *fn)
 {
-	if (fn != rv_fn_cached)
+	if (IS_ERR_OR_NULL(fn))
+		return;
+	if (fn == rv_fn_cached)
+		rv_fn_cached_users--;
+	else
 		rv_fn_free(fn);
 }
 
