@@ -80,10 +80,12 @@ check "rmmod kprobes_pin_a, no probe of either left on ksys_sync" \
 # Handlers in kprobes_pin_a and kprobes_pin_c, registered by kprobes_pin_b.
 insmod ./kprobes_pin_a.ko && insmod ./kprobes_pin_c.ko
 check "insmod kprobes_pin_b.ko mixed=1" insmod ./kprobes_pin_b.ko mixed=1
-check "a probe with handlers in two other modules: $(cat $B/parameters/mixed_ret 2>/dev/null), want -22 (-EINVAL)" \
-	test "$(cat $B/parameters/mixed_ret 2>/dev/null)" = -22
-check "it pins neither: kprobes_pin_a refcnt $(refcnt $A) (its 2 probes), kprobes_pin_c $(refcnt /sys/module/kprobes_pin_c)" \
-	test "$(refcnt $A)" = 2 -a "$(refcnt /sys/module/kprobes_pin_c)" = 0
+mixed=$(cat $B/parameters/mixed_ret 2>/dev/null)
+check "handlers in two other modules: $mixed, want -22 (-EINVAL)" \
+	test "$mixed" = -22
+C=/sys/module/kprobes_pin_c
+check "it pins neither: refcnt A $(refcnt $A) (B's 2 probes), C $(refcnt $C)" \
+	test "$(refcnt $A)" = 2 -a "$(refcnt $C)" = 0
 check "rmmod kprobes_pin_b kprobes_pin_c kprobes_pin_a" \
 	sh -c "rmmod kprobes_pin_b && rmmod kprobes_pin_c && rmmod kprobes_pin_a"
 

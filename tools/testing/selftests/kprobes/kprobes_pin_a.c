@@ -29,6 +29,13 @@ module_param_cb(pre, &pa_ops, &pa_pre, 0444);
 module_param_cb(ret, &pa_ops, &pa_ret, 0444);
 module_param_cb(own, &pa_ops, &pa_own, 0444);
 
+/**
+ * kprobes_pin_pre() - a kprobe pre handler lent to kprobes_pin_b.ko
+ * @p: the probe
+ * @regs: the registers at the probe
+ *
+ * Return: 0, the instruction runs.
+ */
 int kprobes_pin_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	atomic_inc(&pa_pre);
@@ -36,6 +43,13 @@ int kprobes_pin_pre(struct kprobe *p, struct pt_regs *regs)
 }
 EXPORT_SYMBOL_GPL(kprobes_pin_pre);
 
+/**
+ * kprobes_pin_ret() - a kretprobe handler lent to kprobes_pin_b.ko
+ * @ri: the instance
+ * @regs: the registers at the return
+ *
+ * Return: 0.
+ */
 int kprobes_pin_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	atomic_inc(&pa_ret);

@@ -10,6 +10,13 @@
 
 #include "kprobes_pin.h"
 
+/**
+ * kprobes_pin_post() - a post handler, never called: the probe that names
+ *	it is refused
+ * @p: the probe
+ * @regs: the registers after the instruction
+ * @flags: unused
+ */
 void kprobes_pin_post(struct kprobe *p, struct pt_regs *regs,
 		      unsigned long flags)
 {
