@@ -8,7 +8,7 @@
 
 struct ut_point {
 	unsigned long addr;	/* the instruction */
-	unsigned long block;	/* which block of model() it is in */
+	unsigned long block;	/* its block of model(), and flags */
 };
 
 extern const struct ut_point __start_utp_points[], __stop_utp_points[];
