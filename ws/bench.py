@@ -40,7 +40,7 @@ KINDS = [
     ("func_entry", "function entry (sym+0)", "insn/hit"),
     ("kretprobe", "kretprobe", "insn/hit"),
     ("kretprobe_kprobe", "kretprobe + entry kprobe", "insn/hit"),
-    ("jprobe", "jprobe", ""),
+    ("jprobe", "jprobe", "insn/hit"),
     ("register250", "register 250, opt off", "ms"),
     ("unregister250", "unregister 250, opt off", "ms"),
     ("register500", "register 500, opt off", "ms"),

@@ -118,7 +118,11 @@ else
 	out "kind=optimized skipped=no_optprobes"
 	[ -z "$traps" ] && out "kind=register1000_opt skipped=no_optprobes"
 fi
-out "kind=jprobe skipped=not_in_upstream_6.12"
+if grep -q "ws.variant=upstream" /proc/cmdline; then
+	out "kind=jprobe skipped=not_in_upstream_6.12"
+else
+	kind jprobe kprobes_bench_func
+fi
 rmmod kprobes_bench || failed=$((failed + 1))
 echo "ws: bench done, $failed kind(s) failed"
 [ $failed = 0 ]

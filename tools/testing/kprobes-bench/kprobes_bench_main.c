@@ -68,8 +68,11 @@ noinline unsigned long kprobes_bench_func(unsigned long x)
 }
 
 /* What the handlers count. */
-enum { CNT_PRE, CNT_POST, CNT_PRE2, CNT_RET, CNT_NR };
-static const char * const kpb_cnt_name[CNT_NR] = { "pre", "post", "pre2", "ret" };
+enum { CNT_PRE, CNT_POST, CNT_PRE2, CNT_RET, CNT_JP, CNT_NR };
+static const char * const kpb_cnt_name[CNT_NR] = {
+	"pre", "post", "pre2", "ret", "jprobe"
+};
+
 static unsigned long kpb_cnt[CNT_NR];
 
 static int kpb_pre(struct kprobe *p, struct pt_regs *regs)
@@ -142,12 +145,33 @@ static int kpb_ret_st(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+#ifdef CONFIG_JPROBES
+/* The jprobe handlers: the prototype of kprobes_bench_func(). */
+static unsigned long kpb_jentry(unsigned long x)
+{
+	kpb_cnt[CNT_JP]++;
+	jprobe_return();
+	return 0;
+}
+
+static unsigned long kpb_jentry_st(unsigned long x)
+{
+	kpb_cnt[CNT_JP]++;
+	kpb_stamp();
+	jprobe_return();
+	return 0;
+}
+
+static struct jprobe kpb_jp;
+#endif
+
 /* What a kind registers. */
 #define K_KP	BIT(0)	/* a kprobe with kpb_pre */
 #define K_POST	BIT(1)	/* ... and kpb_post */
 #define K_KP2	BIT(2)	/* a second kprobe at the same place, kpb_pre2 */
 #define K_RET	BIT(3)	/* a kretprobe on KPB_FUNC_NAME, kpb_ret */
 #define K_FUNC	BIT(4)	/* the kprobes go on KPB_FUNC_NAME+0, not in the asm target */
+#define K_JP	BIT(5)	/* a jprobe on KPB_FUNC_NAME, kpb_jentry (CONFIG_JPROBES) */
 
 struct kpb_kind {
 	const char *name;
@@ -166,6 +190,9 @@ static const struct kpb_kind kpb_kinds[] = {
 	{ "func_entry",		K_KP | K_FUNC },
 	{ "kretprobe",		K_RET },
 	{ "kretprobe_kprobe",	K_RET | K_KP | K_FUNC },
+#ifdef CONFIG_JPROBES
+	{ "jprobe",		K_JP | K_FUNC },
+#endif
 };
 
 static DEFINE_MUTEX(kpb_lock);
@@ -249,6 +276,10 @@ static void kpb_disarm(void)
 		unregister_kprobe(&kpb_kp);
 	if (k->what & K_RET)
 		unregister_kretprobe(&kpb_krp);
+#ifdef CONFIG_JPROBES
+	if (k->what & K_JP)
+		unregister_jprobe(&kpb_jp);
+#endif
 	kpb_armed = NULL;
 }
 
@@ -259,6 +290,17 @@ static int kpb_arm(const struct kpb_kind *k)
 	memset(&kpb_kp, 0, sizeof(kpb_kp));
 	memset(&kpb_kp2, 0, sizeof(kpb_kp2));
 	memset(&kpb_krp, 0, sizeof(kpb_krp));
+#ifdef CONFIG_JPROBES
+	/* Alone in its kind: nothing to undo if it fails. */
+	memset(&kpb_jp, 0, sizeof(kpb_jp));
+	if (k->what & K_JP) {
+		kpb_jp.kp.symbol_name = KPB_FUNC_NAME;
+		kpb_jp.entry = kpb_split ? kpb_jentry_st : kpb_jentry;
+		ret = register_jprobe(&kpb_jp);
+		if (ret)
+			return ret;
+	}
+#endif
 	if (k->what & K_RET) {
 		kpb_krp.kp.symbol_name = KPB_FUNC_NAME;
 		kpb_krp.handler = kpb_split ? kpb_ret_st : kpb_ret;
@@ -305,7 +347,8 @@ static unsigned int kpb_expect(const struct kpb_kind *k)
 	return (k->what & K_KP ? BIT(CNT_PRE) : 0) |
 	       (k->what & K_POST ? BIT(CNT_POST) : 0) |
 	       (k->what & K_KP2 ? BIT(CNT_PRE2) : 0) |
-	       (k->what & K_RET ? BIT(CNT_RET) : 0);
+	       (k->what & K_RET ? BIT(CNT_RET) : 0) |
+	       (k->what & K_JP ? BIT(CNT_JP) : 0);
 }
 
 /*
