@@ -90,6 +90,10 @@ static void rv_decode_32(u32 insn, struct rv_insn *d)
 		d->def = w;
 		break;
 	case RVG_OPCODE_OP_IMM:
+		/* ADDI sp, sp, imm: a stack adjustment. */
+		if (!funct3 && rd == RV_REG_SP && rs1 == RV_REG_SP)
+			d->simulate = simulate_sp_adjust;
+		fallthrough;
 	case RVG_OPCODE_OP_IMM_32:
 		d->use = r1;
 		d->def = w;
@@ -242,6 +246,8 @@ static void rv_decode_16(u32 insn, struct rv_insn *d)
 	case RVC_OPCODE_C1:
 		switch (funct3) {
 		case 0:		/* C.ADDI, C.NOP */
+			if (rd == RV_REG_SP)
+				d->simulate = simulate_sp_adjust;
 			d->use = RV_REG(rd);
 			d->def = RV_REG(rd);
 			break;
@@ -266,8 +272,10 @@ static void rv_decode_16(u32 insn, struct rv_insn *d)
 		case 3:		/* C.ADDI16SP, C.LUI */
 			if (!(insn & (BIT(12) | GENMASK(6, 2))))
 				return;
-			if (rd == RV_REG_SP)
+			if (rd == RV_REG_SP) {
 				d->use = sp;
+				d->simulate = simulate_sp_adjust;
+			}
 			d->def = RV_REG(rd);
 			break;
 		case 4:		/* shifts, logic, C.SUBW/ADDW, Zcb */

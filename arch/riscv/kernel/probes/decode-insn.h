@@ -52,7 +52,8 @@ enum rv_insn_kind {
  *	when it is RV_INSN_INVALID)
  * @def: general purpose registers it always writes
  * @simulate: the simulation handler of PC-relative and control flow
- *	instructions, else NULL
+ *	instructions, and of the stack adjustments of RV_INSN_PLAIN (which
+ *	kprobes simulate and uprobes run out of line), else NULL
  */
 struct rv_insn {
 	u32 insn;

@@ -25,7 +25,7 @@
  *     replaced range (opt.c);
  *   - simulated on the saved registers: AUIPC, JAL, JALR, branches and
  *     their compressed forms (simulate-insn.c), and the stack adjustments
- *     of function entries and exits (rv_sp_adjust()); then the post
+ *     of function entries and exits (simulate_sp_adjust()); then the post
  *     handlers;
  *   - boosted, when the site has no post handler: resume in a copy
  *     followed by a jump back, a single trap per hit.  The jump is a JAL
@@ -288,51 +288,6 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 }
 #endif
 
-/*
- * The stack adjustment that opens and closes most functions: "addi sp, sp,
- * imm", "c.addi sp, imm" or "c.addi16sp sp, imm".  Simulated, so that a
- * probe at a function's entry (a kretprobe's) takes one trap even where the
- * function leaves no register free for the jump back from a copy.  Returns
- * the immediate, or 0 for any other instruction.
- */
-static long rv_sp_adjust(u32 insn)
-{
-	unsigned int rd = (insn >> 7) & 0x1f;
-	long imm;
-
-	if ((insn & 3) == 3) {
-		/* ADDI: opcode, rd, funct3 and rs1 of "addi sp, sp, imm". */
-		if ((insn & GENMASK(19, 0)) != 0x10113)
-			return 0;
-		return (s32)insn >> 20;
-	}
-	if ((insn & 3) != 1 || rd != 2)
-		return 0;
-	switch ((insn >> 13) & 7) {
-	case 0:		/* C.ADDI */
-		imm = ((insn >> 12) & 1) << 5 | ((insn >> 2) & 0x1f);
-		return sign_extend64(imm, 5);
-	case 3:		/* C.ADDI16SP */
-		imm = ((insn >> 12) & 1) << 9 | ((insn >> 6) & 1) << 4 |
-		      ((insn >> 5) & 1) << 6 | ((insn >> 3) & 3) << 7 |
-		      ((insn >> 2) & 1) << 5;
-		return sign_extend64(imm, 9);
-	default:
-		return 0;
-	}
-}
-
-static bool kprobe_simulate_sp_adjust(u32 insn, unsigned long addr,
-				      struct pt_regs *regs)
-{
-	regs->sp += rv_sp_adjust(insn);
-	instruction_pointer_set(regs, addr + ((insn & 3) == 3 ? 4 : 2));
-	return true;
-}
-
-NOKPROBE_SYMBOL(kprobe_simulate_sp_adjust);
-NOKPROBE_SYMBOL(rv_sp_adjust);
-
 /**
  * arch_prepare_kprobe() - decode a probed instruction, prepare its execution
  * @p: the site
@@ -379,8 +334,9 @@ int arch_prepare_kprobe(struct kprobe *p)
 
 	switch (d.kind) {
 	case RV_INSN_PLAIN:
-		if (rv_sp_adjust(d.insn)) {
-			asi->simulate = kprobe_simulate_sp_adjust;
+		/* A stack adjustment: simulated, see simulate_sp_adjust(). */
+		if (d.simulate) {
+			asi->simulate = d.simulate;
 			ret = 0;
 			break;
 		}

@@ -8,6 +8,7 @@
  * read before the destination is written, so that e.g. "jalr ra, 0(ra)"
  * jumps where ra pointed before.
  */
+#include <linux/bitops.h>
 #include <linux/bug.h>
 #include <linux/kprobes.h>
 #include <linux/stddef.h>
@@ -190,3 +191,29 @@ bool simulate_c_bnez(u32 insn, unsigned long addr, struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(simulate_c_bnez);
+
+/* ADDI sp, sp, imm; C.ADDI sp, imm; C.ADDI16SP imm (see decode-insn.c). */
+bool simulate_sp_adjust(u32 insn, unsigned long addr, struct pt_regs *regs)
+{
+	long imm;
+
+	if ((insn & 3) == 3) {
+		imm = (s32)RV_EXTRACT_ITYPE_IMM(insn);
+		instruction_pointer_set(regs, addr + 4);
+	} else {
+		if ((insn >> 13) & 7)	/* C.ADDI16SP */
+			imm = sign_extend64(((insn >> 12) & 1) << 9 |
+					    ((insn >> 6) & 1) << 4 |
+					    ((insn >> 5) & 1) << 6 |
+					    ((insn >> 3) & 3) << 7 |
+					    ((insn >> 2) & 1) << 5, 9);
+		else			/* C.ADDI */
+			imm = sign_extend64(((insn >> 12) & 1) << 5 |
+					    ((insn >> 2) & 0x1f), 5);
+		instruction_pointer_set(regs, addr + 2);
+	}
+	regs->sp += imm;
+	return true;
+}
+
+NOKPROBE_SYMBOL(simulate_sp_adjust);
