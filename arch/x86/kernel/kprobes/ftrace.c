@@ -16,23 +16,25 @@
 #include <linux/preempt.h>
 #include <asm/text-patching.h>
 
+/*
+ * Recursion: kprobe_running() is the guard.  A probe hit from a handler (or
+ * from an NMI while the handlers run) finds it set and only counts a miss;
+ * before it is set, only get_kprobe() runs, which cannot be probed.  So the
+ * handler does without ftrace_test_recursion_trylock(), about 25
+ * instructions of every hit, and only disables preemption (current_kprobe
+ * is per CPU).
+ */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	struct kprobe_ctlblk *kcb;
 	unsigned long orig_ip;
 	struct kprobe *p;
-	int bit;
 
 	if (unlikely(!regs))
 		return;
 
-	/* Also disables preemption: current_kprobe is per CPU. */
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-
+	preempt_disable_notrace();
 	/* A site is never disabled itself, only its members. */
 	p = get_kprobe((kprobe_opcode_t *)ip);
 	if (unlikely(!p))
@@ -43,15 +45,15 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		goto out;
 	}
 
-	kcb = get_kprobe_ctlblk();
 	orig_ip = regs->ip;
 	regs->ip = ip + INT3_INSN_SIZE;
 	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	if (!kprobe_call_pre_handlers(p, regs)) {
 		regs->ip = ip + MCOUNT_INSN_SIZE;
 		if (p->post_handler) {
-			kcb->kprobe_status = KPROBE_HIT_SSDONE;
+			__this_cpu_write(kprobe_ctlblk.kprobe_status,
+					 KPROBE_HIT_SSDONE);
 			kprobe_call_post_handlers(p, regs);
 		}
 		regs->ip = orig_ip;
@@ -59,7 +61,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	/* Else a handler set regs->ip: ftrace_regs_caller resumes there. */
 	reset_current_kprobe();
 out:
-	ftrace_test_recursion_unlock(bit);
+	preempt_enable_notrace();
 }
 
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
