@@ -25,30 +25,30 @@ ws_log() { echo "ws: $*" >&2; }
 # Per-arch facts: kernel ARCH, cross compiler, image, qemu command, console,
 # boot timeout (seconds, TCG).
 ws_arch() {
-	local a=$1
+	local a=$1 tcg=tcg${WS_TCG_THREAD:+,thread=$WS_TCG_THREAD}
 	QEMU_SMP=${SMP:-2}
 	case "$a" in
 	x86_64)
 		K_ARCH=x86_64; K_CROSS=; K_IMAGE=arch/x86/boot/bzImage
 		DEB_ARCH=amd64; GNU_TRIPLE=x86_64-linux-gnu
-		QEMU=(qemu-system-x86_64 -M q35 -cpu max -accel tcg)
+		QEMU=(qemu-system-x86_64 -M q35 -cpu max -accel "$tcg")
 		CONSOLE=ttyS0; WS_BOOT_TIMEOUT=300 ;;
 	arm64)
 		K_ARCH=arm64; K_CROSS=aarch64-linux-gnu-; K_IMAGE=arch/arm64/boot/Image
 		DEB_ARCH=arm64; GNU_TRIPLE=aarch64-linux-gnu
-		QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg)
+		QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel "$tcg")
 		CONSOLE=ttyAMA0; WS_BOOT_TIMEOUT=480 ;;
 	riscv|riscv64)
 		K_ARCH=riscv; K_CROSS=riscv64-linux-gnu-; K_IMAGE=arch/riscv/boot/Image
 		DEB_ARCH=riscv64; GNU_TRIPLE=riscv64-linux-gnu
-		QEMU=(qemu-system-riscv64 -M virt -accel tcg
+		QEMU=(qemu-system-riscv64 -M virt -accel "$tcg"
 		      -bios /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin)
 		CONSOLE=ttyS0; WS_BOOT_TIMEOUT=600 ;;
 	powerpc|ppc64le)
 		K_ARCH=powerpc; K_CROSS=powerpc64le-linux-gnu-; K_IMAGE=vmlinux
 		DEB_ARCH=ppc64el; GNU_TRIPLE=powerpc64le-linux-gnu
 		QEMU=(qemu-system-ppc64 -M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off
-		      -cpu power10 -accel tcg -vga none)
+		      -cpu power10 -accel "$tcg" -vga none)
 		CONSOLE=hvc0; WS_BOOT_TIMEOUT=600 ;;
 	*) ws_die "unknown ARCH '$a' (x86_64 arm64 riscv powerpc)" ;;
 	esac
