@@ -570,6 +570,28 @@ static __printf(2, 3) void kps_mismatch(unsigned int *count, const char *fmt,
 }
 
 /*
+ * A sentinel kprobe missed calls: also say what its text holds now.  A
+ * breakpoint (or jump) in memory while calls ran past it points at stale
+ * translations of an emulator rather than at the kprobes core.
+ */
+static __printf(2, 3) void kps_mismatch_text(int t, const char *fmt, ...)
+{
+	u8 text[8] = {};
+	struct va_format vaf;
+	va_list ap;
+
+	if (copy_from_kernel_nofault(text, kps_sk[t].kp.addr, sizeof(text)))
+		memset(text, 0, sizeof(text));
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	kps_mismatch(&kps_st.bad_exact, "%pV; text at %pS now %8ph%s", &vaf,
+		     kps_sk[t].kp.addr, text,
+		     t == T_OPT && kps_opt_optimized() ? " (optimized)" : "");
+	va_end(ap);
+}
+
+/*
  * Check the window between snapshots @a and @b, the callers stopped at both.
  * kind: 'e' (armed and enabled: exact), 'z' (no hit at all), 'm' (a flip:
  * at most the calls).
@@ -586,9 +608,8 @@ static void kps_check_window(const struct kps_snap *a, const struct kps_snap *b,
 
 		/* A hit while another probe runs on the CPU is only counted. */
 		if (kind == 'e' && dh + dm != dc)
-			kps_mismatch(&kps_st.bad_exact,
-				     "kprobe on %s: %ld hits + %ld missed, %ld calls",
-				     kps_tname[i], dh, dm, dc);
+			kps_mismatch_text(i, "kprobe on %s: %ld hits + %ld missed, %ld calls",
+					  kps_tname[i], dh, dm, dc);
 		else if (kind == 'z' && (dh || dm))
 			kps_mismatch(&kps_st.bad_zero,
 				     "kprobe on %s: %ld hits, %ld missed, none expected",
