@@ -26,23 +26,24 @@
  * @parent_ip: the return address of the traced function
  * @ops: kprobes' ftrace_ops
  * @fregs: the registers at the call site
+ *
+ * Recursion: kprobe_running() is the guard.  A probe hit from a handler (or
+ * from an interrupt while the handlers run) finds it set and only counts a
+ * miss; before it is set, only get_kprobe() runs, which cannot be probed.
+ * So the handler does without ftrace_test_recursion_trylock() and only
+ * disables preemption (current_kprobe is per CPU).
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	struct kprobe_ctlblk *kcb;
 	unsigned long orig_nip;
 	struct kprobe *p;
-	int bit;
 
 	if (unlikely(!regs))
 		return;
 
-	/* Also disables preemption: current_kprobe is per CPU. */
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
+	preempt_disable_notrace();
 
 	/*
 	 * A site is never disabled itself (its members are, and the pre
@@ -56,15 +57,15 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		goto out;
 	}
 
-	kcb = get_kprobe_ctlblk();
 	orig_nip = regs->nip;
 	regs->nip = ip;
 	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	if (!kprobe_call_pre_handlers(p, regs)) {
 		regs->nip = ip + MCOUNT_INSN_SIZE;
 		if (READ_ONCE(p->post_handler)) {
-			kcb->kprobe_status = KPROBE_HIT_SSDONE;
+			__this_cpu_write(kprobe_ctlblk.kprobe_status,
+					 KPROBE_HIT_SSDONE);
 			kprobe_call_post_handlers(p, regs);
 		}
 		regs->nip = orig_nip;
@@ -72,7 +73,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	/* Else a handler set regs->nip: ftrace_regs_caller resumes there. */
 	reset_current_kprobe();
 out:
-	ftrace_test_recursion_unlock(bit);
+	preempt_enable_notrace();
 }
 
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
