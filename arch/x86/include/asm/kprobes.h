@@ -21,10 +21,12 @@ typedef u8 kprobe_opcode_t;
 /*
  * An instruction slot holds two copies of the probed instruction: one
  * followed by a jump back to the probed code (boosted execution, no second
- * trap), one followed by a breakpoint (when post handlers must run after the
- * instruction).  15 + 5 + 15 + 1 bytes, rounded up.
+ * trap), one followed by a push of the next instruction's address and a
+ * jump to kprobe_step_trampoline, or a breakpoint for an indirect branch
+ * (when post handlers must run after the instruction).  15 + 5 + 15 + 5 +
+ * 5 bytes, rounded up.
  */
-#define KPROBE_INSN_SLOT_SIZE	40
+#define KPROBE_INSN_SLOT_SIZE	48
 
 /* Detour of an optimized probe: register save template + displaced code. */
 #define MAX_OPTINSN_SIZE	192
@@ -69,7 +71,8 @@ enum kprobe_insn_kind {
  * @index: index register of the memory operand, KP_NO_REG if none
  * @scale: log2 of the index scale
  * @mem: the indirect branch reads its target from memory
- * @int3_off: offset of the copy followed by a breakpoint in @insn
+ * @int3_off: offset of the stepping copy in @insn (followed by a jump to
+ *	kprobe_step_trampoline, or by a breakpoint)
  * @boostable: the copy followed by a jump back may be used
  * @pushf: the instruction is pushf (its pushed IF needs fixing up)
  */

@@ -11,8 +11,9 @@
  * code fills in, and pushes the general purpose registers so that %rsp
  * (%esp) ends up pointing to the struct pt_regs.  RESTORE_REGS_STRING
  * reloads the general purpose registers and leaves the stack pointer on the
- * flags slot.  It does not modify the arithmetic flags, so that code after
- * it may still branch on a comparison made before it.
+ * flags slot; POP_GPRS_STRING (64-bit) only reloads them, leaving it on
+ * orig_ax.  They do not modify the arithmetic flags, so that code after
+ * them may still branch on a comparison made before them.
  */
 #include <asm/asm.h>
 
@@ -36,7 +37,7 @@
 	"	pushq %r14\n"		\
 	"	pushq %r15\n"
 
-#define RESTORE_REGS_STRING		\
+#define POP_GPRS_STRING		\
 	"	popq %r15\n"		\
 	"	popq %r14\n"		\
 	"	popq %r13\n"		\
@@ -51,7 +52,10 @@
 	"	popq %rcx\n"		\
 	"	popq %rdx\n"		\
 	"	popq %rsi\n"		\
-	"	popq %rdi\n"		\
+	"	popq %rdi\n"
+
+#define RESTORE_REGS_STRING		\
+	POP_GPRS_STRING			\
 	"	leaq 24(%rsp), %rsp\n"
 
 #else /* !CONFIG_X86_64 */
@@ -91,6 +95,11 @@ struct pt_regs;
 
 /* Called by __kretprobe_trampoline (kretprobe.c). */
 __visible void kretprobe_trampoline_callback(struct pt_regs *regs);
+
+/* Where the stepping copy of a slot jumps, and what it calls (core.c). */
+/* Code, not a function: only ever jumped to by a stepping copy. */
+extern const u8 kprobe_step_trampoline[];
+__visible void kprobe_step_callback(struct pt_regs *regs);
 
 /* The optimized probe detour template (opt.c), copied into detour slots. */
 extern const u8 optprobe_tmpl_start[];

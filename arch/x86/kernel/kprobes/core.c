@@ -15,15 +15,18 @@
  *    copies of it (RIP-relative operands adjusted to the copy's address):
  *
  *	slot + 0:		insn; jmp probed_addr + len	("boosted" copy)
- *	slot + int3_off:	insn; int3			("trapping" copy)
+ *	slot + int3_off:	insn; push $probed_addr + len;
+ *				jmp kprobe_step_trampoline	("stepping" copy)
  *
  *    A site without post handler resumes in the boosted copy: one trap per
  *    hit, and the CPU is back in the probed code after the jump.  A site with
- *    a post handler resumes in the trapping copy with interrupts masked; the
- *    int3 after the copy brings us back here, we move to probed_addr + len
- *    and run the post handlers.  The core may add a post handler to a site
- *    that is already armed, so both copies always exist and the choice is
- *    made at each hit from site->post_handler.
+ *    a post handler resumes in the stepping copy with interrupts masked; the
+ *    copy pushes the address of the next instruction and goes on to
+ *    kprobe_step_trampoline, which builds a struct pt_regs without a second
+ *    trap, runs the post handlers as a trap would and returns there with
+ *    iret.  The core may add a post handler to a site that is already armed,
+ *    so both copies always exist and the choice is made at each hit from
+ *    site->post_handler.
  *
  *  - An instruction with an exception table entry is never boosted: if it
  *    faults in the slot, kprobe_fault_handler() must see the fault to move
@@ -33,7 +36,7 @@
  * Reentry (a probe hit while this CPU already runs a probe's handlers or its
  * out-of-line copy) runs no handler: the hit is counted as missed and the
  * instruction is emulated or run from its boosted copy, which needs no
- * per-CPU state.  Only a non-boostable copy needs the trapping copy; the
+ * per-CPU state.  Only a non-boostable copy needs the stepping copy; the
  * interrupted probe is then saved in the kcb (one level).
  */
 #include <linux/kprobes.h>
@@ -45,10 +48,15 @@
 #include <linux/uaccess.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/irqflags.h>
+#include <linux/entry-common.h>
+#include <linux/objtool.h>
+#include <linux/linkage.h>
 #include <linux/bitmap.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
+#include <linux/unaligned.h>
 
 #include <asm/text-patching.h>
 #include <asm/insn.h>
@@ -57,11 +65,18 @@
 #include <asm/trapnr.h>
 #include <asm/nospec-branch.h>
 #include <asm/kdebug.h>
+#include <asm/unwind_hints.h>
+#include <asm/segment.h>
+#include <asm/smap.h>
 
 #include "common.h"
 
 /* ModRM reg field of "push r/m" (ff /6), see the indirect branch comment. */
 #define KP_MODRM_REG_PUSH	6
+
+/* pushq $imm32, after the stepping copy. */
+#define KP_PUSH_IMM_OPCODE	0x68
+#define KP_PUSH_IMM_SIZE	5
 
 /* ---------------------------------------------------------------------------
  * Instruction analysis (prepare time, kprobe_mutex held)
@@ -263,7 +278,7 @@ core_initcall(kp_bcache_init);
  *
  * Traps (int3, int n, into, int1, ud*), instructions that change the
  * interrupt flag (popf, cli, sti, iret) or wait for an interrupt (hlt, mwait:
- * the trapping copy runs with interrupts masked), far transfers, system
+ * the stepping copy runs with interrupts masked), far transfers, system
  * calls and VM entries (they never come back to the copy), xbegin (its abort
  * target is relative) and instructions that hold off interrupts for the
  * next one (mov to ss, pop ss: the latter is invalid in 64-bit mode, which
@@ -455,7 +470,7 @@ static int kp_analyze_indirect(struct arch_specific_insn *ai,
 	}
 
 	/*
-	 * The trapping copy turns the branch into "push <same operand>" (see
+	 * The stepping copy turns the branch into "push <same operand>" (see
 	 * kp_build_slot()); with %rsp as base the push would read another
 	 * address than the branch.  Nobody writes that: refuse it.
 	 */
@@ -544,9 +559,10 @@ static int kp_analyze(struct kprobe *p, struct insn *insn)
 /*
  * Fill the slot: see the top comment for the layout.  An indirect branch
  * through memory is emulated, but reading its target may fault: then the
- * trapping copy runs instead, as "push <operand>" (same operand, ModRM reg
- * field 6), so that the fault happens for real and is reported at the probed
- * address; if the read works this time, the second trap pops the target.
+ * stepping copy runs instead, as "push <operand>" (same operand, ModRM reg
+ * field 6), followed by an int3, so that the fault happens for real and is
+ * reported at the probed address; if the read works this time, the second
+ * trap pops the target.
  */
 static int kp_build_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 {
@@ -589,6 +605,23 @@ static int kp_build_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 	if (ret)
 		goto fail;
 	size = off + len + INT3_INSN_SIZE;
+	if (ai->kind == KP_INSN_SLOT) {
+		unsigned long next = addr + len;
+		unsigned long from = slot + off + len + KP_PUSH_IMM_SIZE;
+
+		/* pushq $imm32 sign-extends: kernel and module text fit. */
+		rel = (long)kprobe_step_trampoline - (long)(from + JMP32_INSN_SIZE);
+		if ((long)next != (s32)next || rel != (s32)rel) {
+			ret = -ERANGE;
+			goto fail;
+		}
+		buf[off + len] = KP_PUSH_IMM_OPCODE;
+		put_unaligned((s32)next, (s32 *)(buf + off + len + 1));
+		__text_gen_insn(buf + off + len + KP_PUSH_IMM_SIZE,
+				JMP32_INSN_OPCODE, (void *)from,
+				kprobe_step_trampoline, JMP32_INSN_SIZE);
+		size = off + len + KP_PUSH_IMM_SIZE + JMP32_INSN_SIZE;
+	}
 
 	text_poke_copy(ai->insn, buf, size);
 	perf_event_text_poke(ai->insn, NULL, 0, buf, size);
@@ -642,7 +675,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 			return ret;
 	}
 
-	/* pushf in the trapping copy pushes IF clear: fixed up after it. */
+	/* pushf in the stepping copy pushes IF clear: fixed up after it. */
 	p->ainsn.pushf = p->ainsn.kind == KP_INSN_SLOT && !insn_is_avx(&insn) &&
 			 insn.opcode.bytes[0] == 0x9c;
 	p->ainsn.boostable = p->ainsn.kind == KP_INSN_SLOT &&
@@ -838,8 +871,10 @@ static nokprobe_inline void kp_restore_prev(struct kprobe_ctlblk *kcb)
 }
 
 /*
- * Resume in the trapping copy.  Interrupts stay masked until the int3 after
- * it: the per-CPU state must not be left to another task on this CPU.
+ * Resume in the stepping copy.  Interrupts stay masked until the step is
+ * finished (kprobe_step_callback(), or the int3 after the copy of an
+ * indirect branch): the per-CPU state must not be left to another task on
+ * this CPU.
  */
 static nokprobe_inline void kp_step_trapping(struct kprobe *p,
 					     struct pt_regs *regs,
@@ -853,7 +888,7 @@ static nokprobe_inline void kp_step_trapping(struct kprobe *p,
 	regs->ip = (unsigned long)p->ainsn.insn + p->ainsn.int3_off;
 }
 
-/* Address of the int3 that ends @p's trapping copy. */
+/* Address of the int3 that ends @p's copy when it is an indirect branch. */
 static nokprobe_inline unsigned long kp_step_end(struct kprobe *p)
 {
 	return (unsigned long)p->ainsn.insn + p->ainsn.int3_off + p->ainsn.len;
@@ -911,7 +946,10 @@ static nokprobe_inline void kp_run_insn(struct kprobe *p, struct pt_regs *regs,
 	kp_step_trapping(p, regs, kcb, KPROBE_HIT_SS);
 }
 
-/* The int3 after the trapping copy: finish the step. */
+/*
+ * After the stepping copy ran (kprobe_step_callback(), or the int3 after
+ * the copy of an indirect branch): finish the step.
+ */
 static nokprobe_inline void kp_finish_step(struct kprobe *cur,
 					   struct pt_regs *regs,
 					   struct kprobe_ctlblk *kcb)
@@ -944,6 +982,88 @@ static nokprobe_inline void kp_finish_step(struct kprobe *cur,
 	reset_current_kprobe();
 }
 
+/*
+ * The end of the stepping copy of a KP_INSN_SLOT instruction, which pushed
+ * the address of the next instruction (the "return slot") and jumped here:
+ * interrupts are still masked and kprobe_running() is the probe whose copy
+ * just ran.  Build below the return slot the struct pt_regs that an int3
+ * after the copy would have built, with DF and AC cleared for C as the
+ * exception entry does; kprobe_step_callback() runs the post handlers as
+ * that trap would, and an iret returns where they left regs, with their
+ * flags, stack pointer and segments, interrupts enabled again atomically.
+ *
+ * Unwinding: until the struct pt_regs is complete (cs, ip, orig_ax and sp
+ * filled in), a frame here cannot be described, and is marked so; the
+ * struct pt_regs is then what the unwinder goes through to the probed code,
+ * and at the iret the frame is an iret frame.  The trampoline is code, not
+ * a function: AC may be set at its entry, and it leaves with iret.
+ */
+#define KP_REGS_ORIG_AX	"120"
+#define KP_REGS_IP	"128"
+#define KP_REGS_CS	"136"
+#define KP_REGS_SP	"152"
+#define KP_REGS_SIZE	"168"
+static_assert(offsetof(struct pt_regs, orig_ax) == 120);
+static_assert(offsetof(struct pt_regs, ip) == 128);
+static_assert(offsetof(struct pt_regs, cs) == 136);
+static_assert(offsetof(struct pt_regs, sp) == 152);
+static_assert(sizeof(struct pt_regs) == 168);
+
+asm(".text\n"
+	".global kprobe_step_trampoline\n"
+	"kprobe_step_trampoline:\n"
+	/* Only ever reached by the jump of a slot: no ENDBR needed. */
+	ANNOTATE_NOENDBR
+	UNWIND_HINT_UNDEFINED
+	"	pushq $" __stringify(__KERNEL_DS) "\n"
+	"	pushq %rsp\n"
+	"	pushfq\n"
+	"	cld\n"
+	ASM_CLAC "\n"
+	SAVE_REGS_STRING
+	"	movq " KP_REGS_SIZE "(%rsp), %rax\n"
+	"	movq %rax, " KP_REGS_IP "(%rsp)\n"
+	"	movq $" __stringify(__KERNEL_CS) ", " KP_REGS_CS "(%rsp)\n"
+	"	movq $-1, " KP_REGS_ORIG_AX "(%rsp)\n"
+	/* "pushq %rsp" ran after two pushes. */
+	"	addq $16, " KP_REGS_SP "(%rsp)\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
+	"	movq %rsp, %rdi\n"
+	"	call kprobe_step_callback\n"
+	POP_GPRS_STRING
+	/* Skip orig_ax: ip, cs, flags, sp and ss are the iret frame. */
+	"	addq $8, %rsp\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_REGS_PARTIAL, ORC_REG_SP, 0, 1)
+	"	iretq\n"
+	".size kprobe_step_trampoline, .-kprobe_step_trampoline\n"
+);
+NOKPROBE_SYMBOL(kprobe_step_trampoline);
+
+__used __visible void kprobe_step_callback(struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+	irqentry_state_t state;
+
+	/* Only a stepping copy run by kp_step_trapping() comes here. */
+	if (unlikely(!cur || !(kcb->kprobe_status &
+			       (KPROBE_HIT_SS | KPROBE_REENTER)))) {
+		die("kprobes: step trampoline without a stepping probe", regs, 0);
+		return;
+	}
+
+	/*
+	 * The context of the trap this replaces, for the post handlers as for
+	 * the pre handlers: NMI-like, lockdep's and the irq tracers' state
+	 * saved and given back, RCU watching.
+	 */
+	state = irqentry_nmi_enter(regs);
+	kp_finish_step(cur, regs, kcb);
+	irqentry_nmi_exit(regs, state);
+}
+
+NOKPROBE_SYMBOL(kprobe_step_callback);
+
 /* A probe hit while this CPU runs another one: no handlers. */
 static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
@@ -974,7 +1094,7 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 	if (unlikely(nested)) {
 		/*
 		 * An indirect branch through unreadable memory, and no level
-		 * left to run its trapping copy: the instruction would fault,
+		 * left to run its stepping copy: the instruction would fault,
 		 * report it where it is.
 		 */
 		regs->ip = (unsigned long)p->addr;

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * KUnit test of the x86 half of kprobes: each way a probed instruction is
- * run (branch emulation, boosted copy, copy + second trap, detour of an
+ * run (branch emulation, boosted copy, copy + step trampoline, detour of an
  * optimized probe), RIP-relative operands, pushf, faults of the copy that
  * the exception table fixes, reentry, redirection and refused addresses.
  * The probed functions are in kunit_asm.S, so that we know their code.
  */
 #include <kunit/test.h>
 #include <linux/kprobes.h>
+#include <linux/debug_locks.h>
+#include <linux/hardirq.h>
 #include <linux/irqflags.h>
+#include <linux/sizes.h>
+#include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
 #include <asm/text-patching.h>
 #include <asm/processor-flags.h>
@@ -18,7 +22,7 @@
 enum {
 	OFF_JCC8, OFF_JCC32, OFF_CALL, OFF_CALL_REG, OFF_CALL_MEM, OFF_LOOP,
 	OFF_RET, OFF_ADD, OFF_RIPREL, OFF_PUSHF, OFF_LOAD, OFF_OPT, OFF_CLI,
-	OFF_MID, OFF_MOVSS, OFF_CALL_RSP,
+	OFF_MID, OFF_MOVSS, OFF_CALL_RSP, OFF_STD, OFF_PUSH,
 };
 
 /* The bytes of "lea 1(%rdi), %rax" in kpx_add. */
@@ -136,7 +140,10 @@ static void test_out_of_line(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpx_add(1), 2);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
 
-	/* A post handler joins the armed site: the next hit traps twice. */
+	/*
+	 * A post handler joins the armed site: the next hit steps the copy
+	 * with interrupts masked.
+	 */
 	memset(&b, 0, sizeof(b));
 	b.addr = a.addr;
 	b.post_handler = count_post;
@@ -175,6 +182,122 @@ static void test_pushf(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 	unregister_kprobe(&kp);
+}
+
+/* What a post handler saw of its context, and its stack trace. */
+static bool post_irqs_off, post_in_nmi, post_lockdep_on;
+static unsigned long post_entries[32];
+static unsigned int post_nr_entries;
+
+/* Whether lockdep tracks the interrupt state: lockdep_hardirqs_enabled(). */
+static bool kpx_lockdep(void)
+{
+	return IS_ENABLED(CONFIG_PROVE_LOCKING) && debug_locks;
+}
+
+static void ctx_post(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	post_hits++;
+	post_ip = regs->ip;
+	post_irqs_off = irqs_disabled();
+	post_in_nmi = in_nmi();
+	post_lockdep_on = lockdep_hardirqs_enabled();
+	post_nr_entries = stack_trace_save(post_entries,
+					   ARRAY_SIZE(post_entries), 0);
+}
+
+/* Whether the post handler's stack trace went through [@start, @end). */
+static bool post_trace_has(unsigned long start, unsigned long end)
+{
+	unsigned int i;
+
+	for (i = 0; i < post_nr_entries; i++) {
+		if (post_entries[i] >= start && post_entries[i] < end)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A post handler runs in the context of a trap, as the pre handlers do:
+ * NMI-like, interrupts masked, lockdep told so.  The probed code goes on
+ * with interrupts on, and lockdep knows that too.  With ORC, the handler's
+ * stack trace goes through the probed function to its caller, this test,
+ * although the probed instruction (a push) moved the stack pointer.
+ */
+static void test_post_context(struct kunit *test)
+{
+	unsigned long here = (unsigned long)test_post_context;
+	bool after_irqs_off, after_lockdep_on;
+	struct kprobe kp;
+	long ret;
+
+	KUNIT_ASSERT_FALSE(test, irqs_disabled());
+	memset(&kp, 0, sizeof(kp));
+	kp.addr = kpx_addr(kpx_push, OFF_PUSH);
+	kp.post_handler = ctx_post;
+	kpx_reset();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	post_irqs_off = false;
+	post_in_nmi = false;
+	post_lockdep_on = true;
+	ret = kpx_push(5);
+	after_irqs_off = irqs_disabled();
+	after_lockdep_on = lockdep_hardirqs_enabled();
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, ret, 6);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	/* push %rbx is one byte. */
+	KUNIT_EXPECT_EQ(test, post_ip,
+			(unsigned long)kpx_addr(kpx_push, OFF_PUSH) + 1);
+	KUNIT_EXPECT_TRUE(test, post_irqs_off);
+	KUNIT_EXPECT_TRUE(test, post_in_nmi);
+	KUNIT_EXPECT_FALSE(test, after_irqs_off);
+	if (kpx_lockdep()) {
+		KUNIT_EXPECT_FALSE(test, post_lockdep_on);
+		KUNIT_EXPECT_TRUE(test, after_lockdep_on);
+	}
+	if (IS_ENABLED(CONFIG_UNWINDER_ORC)) {
+		KUNIT_EXPECT_TRUE(test, post_trace_has(post_ip, post_ip + 1));
+		KUNIT_EXPECT_TRUE(test, post_trace_has(here, here + SZ_4K));
+	}
+}
+
+static unsigned long post_regs_flags, post_cpu_flags;
+
+static void df_post(struct kprobe *p, struct pt_regs *regs,
+		    unsigned long flags)
+{
+	post_hits++;
+	post_regs_flags = regs->flags;
+	post_cpu_flags = native_save_fl();
+}
+
+/*
+ * A post handler runs with the direction flag clear, as C code expects,
+ * while the registers it sees, and the probed code after it, have it set.
+ */
+static void test_post_df(struct kunit *test)
+{
+	unsigned long flags;
+	struct kprobe kp;
+
+	memset(&kp, 0, sizeof(kp));
+	kp.addr = kpx_addr(kpx_std, OFF_STD);
+	kp.post_handler = df_post;
+	kpx_reset();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	post_regs_flags = 0;
+	post_cpu_flags = X86_EFLAGS_DF;
+	flags = kpx_std(7);
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	KUNIT_EXPECT_TRUE(test, post_regs_flags & X86_EFLAGS_DF);
+	KUNIT_EXPECT_FALSE(test, post_cpu_flags & X86_EFLAGS_DF);
+	KUNIT_EXPECT_TRUE(test, flags & X86_EFLAGS_DF);
 }
 
 /* The guard page after a vmalloc area: a kernel address that faults. */
@@ -308,6 +431,8 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_emulated_branches),
 	KUNIT_CASE(test_out_of_line),
 	KUNIT_CASE(test_pushf),
+	KUNIT_CASE(test_post_context),
+	KUNIT_CASE(test_post_df),
 	KUNIT_CASE(test_fault_fixup),
 	KUNIT_CASE(test_reentry),
 	KUNIT_CASE(test_redirect),

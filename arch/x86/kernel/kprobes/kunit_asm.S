@@ -109,6 +109,26 @@ SYM_FUNC_START(kpx_pushf)
 	RET
 SYM_FUNC_END(kpx_pushf)
 
+/* The flags right after an instruction run out of line with DF set. */
+SYM_FUNC_START(kpx_std)
+	std
+.Lstd:
+	leaq	1(%rdi), %rax
+	pushfq
+	popq	%rax
+	cld
+	RET
+SYM_FUNC_END(kpx_std)
+
+/* x + 1, after a probed push that moves the stack pointer. */
+SYM_FUNC_START(kpx_push)
+.Lpush:
+	pushq	%rbx
+	leaq	1(%rdi), %rax
+	popq	%rbx
+	RET
+SYM_FUNC_END(kpx_push)
+
 /* *p, or -14 if reading it faults (exception table fixup). */
 SYM_FUNC_START(kpx_load)
 .Lload:
@@ -164,6 +184,8 @@ SYM_DATA_START(kpx_offsets)
 	.long	.Lmid - kpx_bad
 	.long	.Lmovss - kpx_bad
 	.long	.Lcall_rsp - kpx_bad
+	.long	.Lstd - kpx_std
+	.long	.Lpush - kpx_push
 SYM_DATA_END(kpx_offsets)
 
 	.data

@@ -17,6 +17,8 @@ long kpx_ret(void);
 long kpx_add(long x);
 u64 kpx_riprel(void);
 unsigned long kpx_pushf(void);
+unsigned long kpx_std(long x);
+long kpx_push(long x);
 long kpx_load(const u64 *p);
 long kpx_opt(long x);
 void kpx_bad(void);
