@@ -617,11 +617,12 @@ int kprobe_handler(struct pt_regs *regs)
 
 	if (user_mode(regs) || !(regs->msr & MSR_IR) || !(regs->msr & MSR_DR))
 		return 0;
-	if (optprobe_exit_trap(regs))
-		return 1;
 
 	p = get_kprobe((kprobe_opcode_t *)addr);
 	if (!p) {
+		/* Detour slots are never probed: look there after the sites. */
+		if (optprobe_exit_trap(regs))
+			return 1;
 		switch (jprobe_break(regs, addr)) {
 		case JPROBE_BREAK_RESUMED:
 			return 1;
