@@ -468,7 +468,9 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *   kprobe_call_pre_handlers(site, regs)
  *				count the hit and run the pre handlers of every
  *				enabled probe at the site, in registration order;
- *				returns non-zero if one redirected execution
+ *				returns non-zero if one redirected execution.
+ *				current_kprobe must be set already (a nested
+ *				hit must count a miss, not touch the counts)
  *   kprobe_call_post_handlers(site, regs)
  *   kprobe_call_fault_handlers(site, regs, trapnr)
  *   kprobes_inc_nmissed_count(site)
@@ -509,7 +511,8 @@ static __always_inline int kprobe_call_pre_handlers(struct kprobe *site,
 	p = list_entry(first, struct kprobe, list);
 	if (unlikely(kprobe_disabled(p)))
 		return 0;
-	this_cpu_inc(*p->hits);
+	/* Not irq-safe, and need not be: see __kprobe_call_pre_handlers(). */
+	__this_cpu_inc(*p->hits);
 	if (!p->pre_handler)
 		return 0;
 	__this_cpu_write(kprobe_instance, p);

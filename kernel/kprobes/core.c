@@ -108,10 +108,15 @@ int __kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs)
 	struct kprobe *p;
 	int ret = 0;
 
+	/*
+	 * The arch set current_kprobe before calling us, so a probe hit on
+	 * this CPU until it is cleared, by an interrupt or an NMI too, counts
+	 * a miss and no hit: the hit counts need no irq-safe increment.
+	 */
 	list_for_each_entry_rcu(p, &site->list, list) {
 		if (unlikely(kprobe_disabled(p)))
 			continue;
-		this_cpu_inc(*p->hits);
+		__this_cpu_inc(*p->hits);
 		if (!p->pre_handler)
 			continue;
 		__this_cpu_write(kprobe_instance, p);
