@@ -66,6 +66,11 @@ static struct hlist_head *kprobe_bucket(void *addr)
 
 /* ---------------------------------------------------------------------------
  * The hit path.  Preemption is disabled, no lock is taken.
+ *
+ * Its walks of the RCU hash and site lists are the lockless (unchecked)
+ * ones: a lockdep check (CONFIG_PROVE_RCU_LIST) calls rcu_read_lock_any_held()
+ * and what it calls, which can be probed, before any reentry test, so that
+ * a probe there would recurse until the stack overflows.
  * ---------------------------------------------------------------------------
  */
 
@@ -82,8 +87,7 @@ struct kprobe *get_kprobe(void *addr)
 {
 	struct kprobe *p;
 
-	hlist_for_each_entry_rcu(p, kprobe_bucket(addr), hlist,
-				 lockdep_is_held(&kprobe_mutex)) {
+	hlist_for_each_entry_rcu_notrace(p, kprobe_bucket(addr), hlist) {
 		if (p->addr == addr && !kprobe_gone(p))
 			return p;
 	}
@@ -113,7 +117,7 @@ int __kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs)
 	 * this CPU until it is cleared, by an interrupt or an NMI too, counts
 	 * a miss and no hit: the hit counts need no irq-safe increment.
 	 */
-	list_for_each_entry_rcu(p, &site->list, list) {
+	list_for_each_entry_lockless(p, &site->list, list) {
 		if (unlikely(kprobe_disabled(p)))
 			continue;
 		__this_cpu_inc(*p->hits);
@@ -138,7 +142,7 @@ void __kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs)
 {
 	struct kprobe *p;
 
-	list_for_each_entry_rcu(p, &site->list, list) {
+	list_for_each_entry_lockless(p, &site->list, list) {
 		if (!p->post_handler || unlikely(kprobe_disabled(p)))
 			continue;
 		__this_cpu_write(kprobe_instance, p);
@@ -169,7 +173,7 @@ int kprobe_call_fault_handlers(struct kprobe *site, struct pt_regs *regs,
 	if (cur)
 		return cur->fault_handler && cur->fault_handler(cur, regs, trapnr);
 
-	list_for_each_entry_rcu(p, &site->list, list) {
+	list_for_each_entry_lockless(p, &site->list, list) {
 		if (p->fault_handler && !kprobe_disabled(p) &&
 		    p->fault_handler(p, regs, trapnr))
 			return 1;
@@ -186,7 +190,7 @@ void kprobes_inc_nmissed_count(struct kprobe *site)
 {
 	struct kprobe *p;
 
-	list_for_each_entry_rcu(p, &site->list, list) {
+	list_for_each_entry_lockless(p, &site->list, list) {
 		if (!kprobe_disabled(p))
 			kprobe_count_missed(&p->nmissed);
 	}
