@@ -570,11 +570,14 @@ static __printf(2, 3) void kps_mismatch(unsigned int *count, const char *fmt,
 }
 
 /*
- * A sentinel kprobe missed calls: also say what its text holds now.  A
- * breakpoint (or jump) in memory while calls ran past it points at stale
- * translations of an emulator rather than at the kprobes core.
+ * A sentinel kprobe missed calls, or counted some while disarmed: also say
+ * what its text holds now.  Memory that disagrees with what the calls did
+ * (a breakpoint or jump they ran past, or the original bytes where they
+ * trapped) points at stale translations of an emulator rather than at the
+ * kprobes core.
  */
-static __printf(2, 3) void kps_mismatch_text(int t, const char *fmt, ...)
+static __printf(3, 4) void kps_mismatch_text(unsigned int *count, int t,
+						const char *fmt, ...)
 {
 	u8 text[8] = {};
 	struct va_format vaf;
@@ -585,7 +588,7 @@ static __printf(2, 3) void kps_mismatch_text(int t, const char *fmt, ...)
 	va_start(ap, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &ap;
-	kps_mismatch(&kps_st.bad_exact, "%pV; text at %pS now %8ph%s", &vaf,
+	kps_mismatch(count, "%pV; text at %pS now %8ph%s", &vaf,
 		     kps_sk[t].kp.addr, text,
 		     t == T_OPT && kps_opt_optimized() ? " (optimized)" : "");
 	va_end(ap);
@@ -608,12 +611,13 @@ static void kps_check_window(const struct kps_snap *a, const struct kps_snap *b,
 
 		/* A hit while another probe runs on the CPU is only counted. */
 		if (kind == 'e' && dh + dm != dc)
-			kps_mismatch_text(i, "kprobe on %s: %ld hits + %ld missed, %ld calls",
+			kps_mismatch_text(&kps_st.bad_exact, i,
+					  "kprobe on %s: %ld hits + %ld missed, %ld calls",
 					  kps_tname[i], dh, dm, dc);
 		else if (kind == 'z' && (dh || dm))
-			kps_mismatch(&kps_st.bad_zero,
-				     "kprobe on %s: %ld hits, %ld missed, none expected",
-				     kps_tname[i], dh, dm);
+			kps_mismatch_text(&kps_st.bad_zero, i,
+					  "kprobe on %s: %ld hits, %ld missed, none expected",
+					  kps_tname[i], dh, dm);
 		else if (kind == 'm' && (dh < 0 || dm < 0 || dh + dm > dc))
 			kps_mismatch(&kps_st.bad_mixed,
 				     "kprobe on %s: %ld hits + %ld missed, %ld calls",
