@@ -96,8 +96,10 @@ struct pt_regs;
 /* Called by __kretprobe_trampoline (kretprobe.c). */
 __visible void kretprobe_trampoline_callback(struct pt_regs *regs);
 
-/* Where the stepping copy of a slot jumps, and what it calls (core.c). */
-/* Code, not a function: only ever jumped to by a stepping copy. */
+/*
+ * Where the stepping copy of a slot jumps, and what it calls (core.c).  The
+ * trampoline is code, not a function: it is only ever jumped to.
+ */
 extern const u8 kprobe_step_trampoline[];
 __visible void kprobe_step_callback(struct pt_regs *regs);
 
