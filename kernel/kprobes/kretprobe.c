@@ -54,7 +54,7 @@ static void kretprobe_drop_rcu(struct rcu_head *head)
  * unregistration waits for between clearing rph->rp and finishing the pool,
  * so no push can race with objpool_fini().
  */
-static void kretprobe_recycle(struct kretprobe_instance *ri)
+static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *rph = ri->rph;
 
@@ -63,7 +63,6 @@ static void kretprobe_recycle(struct kretprobe_instance *ri)
 	else
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
 }
-NOKPROBE_SYMBOL(kretprobe_recycle);
 
 /* The pre handler of every kretprobe's kp, at the function's entry. */
 int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)

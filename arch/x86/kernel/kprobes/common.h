@@ -9,10 +9,11 @@
  * itself (ss, sp and flags, in that order, so that it controls what goes
  * there); SAVE_REGS_STRING then reserves cs, ip and orig_ax, which the C
  * code fills in, and pushes the general purpose registers so that %rsp
- * (%esp) ends up pointing to the struct pt_regs.  RESTORE_REGS_STRING
- * reloads the general purpose registers and leaves the stack pointer on the
- * flags slot; POP_GPRS_STRING (64-bit) only reloads them, leaving it on
- * orig_ax.  They do not modify the arithmetic flags, so that code after
+ * (%esp) ends up pointing to the struct pt_regs; PUSH_GPRS_STRING (64-bit)
+ * only pushes the general purpose registers, for a caller that pushed cs,
+ * ip and orig_ax itself.  RESTORE_REGS_STRING reloads the general purpose
+ * registers and leaves the stack pointer on the flags slot; POP_GPRS_STRING
+ * (64-bit) only reloads them, leaving it on orig_ax.  They do not modify the arithmetic flags, so that code after
  * them may still branch on a comparison made before them.
  */
 #include <asm/asm.h>
@@ -21,6 +22,9 @@
 
 #define SAVE_REGS_STRING		\
 	"	subq $24, %rsp\n"	\
+	PUSH_GPRS_STRING
+
+#define PUSH_GPRS_STRING		\
 	"	pushq %rdi\n"		\
 	"	pushq %rsi\n"		\
 	"	pushq %rdx\n"		\
@@ -105,6 +109,7 @@ __visible void kprobe_step_callback(struct pt_regs *regs);
 
 /* The optimized probe detour template (opt.c), copied into detour slots. */
 extern const u8 optprobe_tmpl_start[];
+extern const u8 optprobe_tmpl_ip[];
 extern const u8 optprobe_tmpl_op[];
 extern const u8 optprobe_tmpl_call[];
 extern const u8 optprobe_tmpl_ret[];

@@ -955,19 +955,21 @@ static nokprobe_inline void kp_finish_step(struct kprobe *cur,
 					   struct kprobe_ctlblk *kcb)
 {
 	const struct arch_specific_insn *ai = &cur->ainsn;
-	unsigned long next = (unsigned long)cur->addr + ai->len;
 	unsigned long target;
 
 	regs->flags |= kcb->saved_if;
 	if (ai->kind == KP_INSN_SLOT) {
+		/*
+		 * Only the trampoline gets here for a copy of this kind, and it
+		 * took regs->ip, the next instruction, from the copy's push.
+		 */
 		if (ai->pushf)
 			*(u16 *)regs->sp |= kcb->saved_if;
-		regs->ip = next;
 	} else {
 		/* An indirect branch whose copy pushed the target. */
 		target = int3_emulate_pop(regs);
 		if (ai->kind == KP_INSN_CALL_IND)
-			int3_emulate_push(regs, next);
+			int3_emulate_push(regs, (unsigned long)cur->addr + ai->len);
 		regs->ip = target;
 	}
 
@@ -998,11 +1000,8 @@ static nokprobe_inline void kp_finish_step(struct kprobe *cur,
  * and at the iret the frame is an iret frame.  The trampoline is code, not
  * a function: AC may be set at its entry, and it leaves with iret.
  */
-#define KP_REGS_ORIG_AX	"120"
-#define KP_REGS_IP	"128"
-#define KP_REGS_CS	"136"
 #define KP_REGS_SP	"152"
-#define KP_REGS_SIZE	"168"
+/* The pushes follow struct pt_regs down from ss, then PUSH_GPRS_STRING. */
 static_assert(offsetof(struct pt_regs, orig_ax) == 120);
 static_assert(offsetof(struct pt_regs, ip) == 128);
 static_assert(offsetof(struct pt_regs, cs) == 136);
@@ -1020,11 +1019,11 @@ asm(".text\n"
 	"	pushfq\n"
 	"	cld\n"
 	ASM_CLAC "\n"
-	SAVE_REGS_STRING
-	"	movq " KP_REGS_SIZE "(%rsp), %rax\n"
-	"	movq %rax, " KP_REGS_IP "(%rsp)\n"
-	"	movq $" __stringify(__KERNEL_CS) ", " KP_REGS_CS "(%rsp)\n"
-	"	movq $-1, " KP_REGS_ORIG_AX "(%rsp)\n"
+	"	pushq $" __stringify(__KERNEL_CS) "\n"
+	/* ip: the return slot, above ss, sp, flags and cs. */
+	"	pushq 32(%rsp)\n"
+	"	pushq $-1\n"
+	PUSH_GPRS_STRING
 	/* "pushq %rsp" ran after two pushes. */
 	"	addq $16, " KP_REGS_SP "(%rsp)\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
@@ -1041,13 +1040,12 @@ NOKPROBE_SYMBOL(kprobe_step_trampoline);
 
 __used __visible void kprobe_step_callback(struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-	struct kprobe *cur = kprobe_running();
 	irqentry_state_t state;
 
 	/* Only a stepping copy run by kp_step_trapping() comes here. */
-	if (unlikely(!cur || !(kcb->kprobe_status &
-			       (KPROBE_HIT_SS | KPROBE_REENTER)))) {
+	if (unlikely(!kprobe_running() ||
+		     !(__this_cpu_read(kprobe_ctlblk.kprobe_status) &
+		       (KPROBE_HIT_SS | KPROBE_REENTER)))) {
 		die("kprobes: step trampoline without a stepping probe", regs, 0);
 		return;
 	}
@@ -1055,10 +1053,11 @@ __used __visible void kprobe_step_callback(struct pt_regs *regs)
 	/*
 	 * The context of the trap this replaces, for the post handlers as for
 	 * the pre handlers: NMI-like, lockdep's and the irq tracers' state
-	 * saved and given back, RCU watching.
+	 * saved and given back, RCU watching.  The per-CPU state is read again
+	 * after the call rather than kept in registers across it.
 	 */
 	state = irqentry_nmi_enter(regs);
-	kp_finish_step(cur, regs, kcb);
+	kp_finish_step(kprobe_running(), regs, get_kprobe_ctlblk());
 	irqentry_nmi_exit(regs, state);
 }
 

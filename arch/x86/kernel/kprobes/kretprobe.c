@@ -31,7 +31,9 @@
 
 /*
  * On entry %rsp = ri->fp + 8.  The frame built, from high to low addresses:
- * the return slot (ri->fp), ss, sp, flags, then SAVE_REGS_STRING's part.
+ * the return slot (ri->fp), then a struct pt_regs: ss, sp, flags, cs, ip
+ * (the trampoline until the core knows better), orig_ax, then
+ * PUSH_GPRS_STRING's part.
  * The flags are restored with popf before the final ret; lea, unlike add,
  * leaves them alone while skipping the sp and ss slots.
  */
@@ -46,7 +48,10 @@ asm(".text\n"
 	"	pushq $" __stringify(__KERNEL_DS) "\n"
 	"	pushq %rsp\n"
 	"	pushfq\n"
-	SAVE_REGS_STRING
+	"	pushq $" __stringify(__KERNEL_CS) "\n"
+	"	pushq $__kretprobe_trampoline\n"
+	"	pushq $-1\n"
+	PUSH_GPRS_STRING
 	"	movq %rsp, %rdi\n"
 	"	call kretprobe_trampoline_callback\n"
 	RESTORE_REGS_STRING
@@ -72,10 +77,6 @@ __used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
 {
 	unsigned long *slot = kretprobe_ret_slot(regs);
 
-	/* What the asm could not fill in. */
-	regs->csx = __KERNEL_CS;
-	regs->ip = (unsigned long)&__kretprobe_trampoline;
-	regs->orig_ax = ~0UL;
 	/* "pushq %rsp" saved ri->fp - 8; the caller's stack is at ri->fp + 8. */
 	regs->sp += 2 * sizeof(long);
 

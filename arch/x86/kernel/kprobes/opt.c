@@ -7,7 +7,8 @@
  * bytes, rounded up to instruction boundaries) are "displaced": the detour
  * runs them, relocated, before jumping back.  A detour slot holds:
  *
- *	push ss, sp, flags; SAVE_REGS_STRING	struct pt_regs on the stack
+ *	push ss, sp, flags, cs, ip, orig_ax	struct pt_regs on the stack
+ *	PUSH_GPRS_STRING
  *	movabs $op, %rdi; call detour_handler	run the pre handlers
  *	test %eax, %eax; RESTORE_REGS_STRING
  *	jz 1f
@@ -63,7 +64,14 @@ asm(".pushsection .rodata, \"a\"\n"
 	"	pushq $" __stringify(__KERNEL_DS) "\n"
 	"	pushq %rsp\n"
 	"	pushfq\n"
-	SAVE_REGS_STRING
+	"	pushq $" __stringify(__KERNEL_CS) "\n"
+	/* pushq $imm32, the ip a breakpoint would show: patched in. */
+	".global optprobe_tmpl_ip\n"
+	"optprobe_tmpl_ip:\n"
+	"	.byte 0x68\n"
+	"	.long 0\n"
+	"	pushq $-1\n"
+	PUSH_GPRS_STRING
 	"	movq %rsp, %rsi\n"
 	".global optprobe_tmpl_op\n"
 	"optprobe_tmpl_op:\n"
@@ -90,6 +98,8 @@ asm(".pushsection .rodata, \"a\"\n"
 #define TMPL_OFF(sym)	((long)((sym) - optprobe_tmpl_start))
 /* movabsq $imm64, %rdi: REX.W, opcode, then the immediate. */
 #define TMPL_OP_IMM_OFF	2
+/* pushq $imm32: opcode, then the immediate. */
+#define TMPL_IP_IMM_OFF	1
 
 /*
  * Called by the detour with the registers of the probed context.  Returns
@@ -108,11 +118,8 @@ static __used int optprobe_detour_handler(struct optimized_kprobe *op,
 		goto out;
 	}
 
-	/* As a breakpoint on the first byte would show them. */
-	regs->csx = __KERNEL_CS;
+	/* As a breakpoint on the first byte would show it (cs, ip: the asm). */
 	regs->sp += sizeof(long);	/* "pushq %rsp" ran after "pushq ss" */
-	regs->ip = (unsigned long)p->addr + INT3_INSN_SIZE;
-	regs->orig_ax = ~0UL;
 
 	kcb = get_kprobe_ctlblk();
 	__this_cpu_write(current_kprobe, p);
@@ -347,18 +354,23 @@ static int opt_build_detour(struct optimized_kprobe *op, unsigned long slot,
 	unsigned long call = slot + TMPL_OFF(optprobe_tmpl_call);
 	unsigned long ret = slot + TMPL_OFF(optprobe_tmpl_ret);
 	u64 opaddr = (unsigned long)op;
+	s32 ip = (s32)(addr + INT3_INSN_SIZE);
 	struct insn insn;
 	int off, err;
 
 	if (tmpl + size + JMP32_INSN_SIZE > MAX_OPTINSN_SIZE)
 		return -E2BIG;
-	if (!opt_rel32_ok(addr + JMP32_INSN_SIZE, slot) ||
+	/* pushq sign-extends its immediate: kernel and module text fit. */
+	if ((long)ip != (long)(addr + INT3_INSN_SIZE) ||
+	    !opt_rel32_ok(addr + JMP32_INSN_SIZE, slot) ||
 	    !opt_rel32_ok(call + CALL_INSN_SIZE,
 			  (unsigned long)optprobe_detour_handler) ||
 	    !opt_rel32_ok(slot + tmpl + size + JMP32_INSN_SIZE, addr + size))
 		return -ERANGE;
 
 	memcpy(buf, optprobe_tmpl_start, tmpl);
+	memcpy(buf + TMPL_OFF(optprobe_tmpl_ip) + TMPL_IP_IMM_OFF, &ip,
+	       sizeof(ip));
 	memcpy(buf + TMPL_OFF(optprobe_tmpl_op) + TMPL_OP_IMM_OFF, &opaddr,
 	       sizeof(opaddr));
 	__text_gen_insn(buf + TMPL_OFF(optprobe_tmpl_call), CALL_INSN_OPCODE,
