@@ -442,6 +442,14 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  * arch_remove_optimized_kprobe(op)
  *				Free the detour.  May be called right after
  *				arch_unoptimize_kprobes(): free the slot dirty.
+ *				A breakpoint hit that reads op->optinsn to
+ *				resume in the detour may race with this one
+ *				(it saw KPROBE_FLAG_OPTIMIZED still set):
+ *				clear with WRITE_ONCE() what it reads.  The
+ *				core frees a site that ever had a detour only
+ *				after an RCU-tasks grace period, so a detour
+ *				may pass @op to its handler from preemptible
+ *				code.
  * arch_optimize_kprobes(list)	Replace the breakpoint of every op on @list by
  *				its jump; take each one off the list.  Called
  *				after an RCU-tasks grace period, with

@@ -647,11 +647,24 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr, bool on_entry,
 	return s;
 }
 
+static void site_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct kprobe_site, rcu));
+}
+
 static void site_free(struct kprobe_site *s)
 {
 	kprobe_opt_remove_site(s);
 	arch_remove_kprobe(site_kp(s));
-	kfree(s);
+	/*
+	 * A task preempted in a detour of the site, even one removed long
+	 * ago, may still pass the site to the detour's handler: the RCU grace
+	 * period that the site's unlinking waited for does not wait for it.
+	 */
+	if (s->state & SITE_OPT_BUILT)
+		call_rcu_tasks(&s->rcu, site_free_rcu);
+	else
+		kfree(s);
 }
 
 /* ---------------------------------------------------------------------------

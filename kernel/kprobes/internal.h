@@ -14,6 +14,7 @@
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 
 struct module;
 struct seq_file;
@@ -39,6 +40,8 @@ struct kprobe_site {
 	/* Module pinned while the batch patches the site's text, or NULL. */
 	struct module *mod;
 	unsigned int state;
+	/* Freeing after an RCU-tasks grace period, see site_free(). */
+	struct rcu_head rcu;
 };
 
 /* kprobe_site::state */
@@ -49,6 +52,7 @@ struct kprobe_site {
 #define SITE_OPT_QUEUED		0x10	/* waiting for the optimizer */
 #define SITE_OPT_WAITING	0x20	/* optimizer waits for RCU tasks */
 #define SITE_OPT_DONE		0x40	/* the jump is in place */
+#define SITE_OPT_BUILT		0x80	/* had a detour once, see site_free() */
 #define SITE_OPT_ACTIVE		(SITE_OPT_QUEUED | SITE_OPT_WAITING | SITE_OPT_DONE)
 
 /*
@@ -153,6 +157,15 @@ extern struct kprobe kprobe_busy;
 /* kretprobe.c */
 #ifdef CONFIG_KRETPROBES
 int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs);
+void kretprobe_abandon(struct llist_node *mark);
+
+static inline struct llist_node *kretprobe_mark(void)
+{
+	return current->kretprobe_instances.first;
+}
+#else
+static inline void kretprobe_abandon(struct llist_node *mark) { }
+static inline struct llist_node *kretprobe_mark(void) { return NULL; }
 #endif
 
 /* optimizer.c: sites are struct optimized_kprobe, replaced by jumps. */

@@ -21,7 +21,10 @@
  * jprobe_return(), so that the per-CPU save stays its own; unregistration's
  * grace period therefore also waits for running handlers.  A jprobe hit while
  * a handler runs on the CPU (the handler calls a jprobed function, or an
- * interrupt does) misses: the function just runs.
+ * interrupt does) misses: the function just runs.  A kretprobe on the
+ * handler (or on a function that calls jprobe_return() for it) loses its
+ * instance at the break, where the frame is abandoned: its handler does not
+ * run.
  */
 #define pr_fmt(fmt) "jprobes: " fmt
 
@@ -43,6 +46,7 @@
  * @task: the task the handler runs in
  * @sp: the stack pointer at the hit
  * @len: bytes of stack saved from @sp
+ * @kri: the task's newest kretprobe instance at the hit
  * @regs: the registers at the hit, after the other pre handlers
  * @stack: the saved stack bytes
  */
@@ -51,6 +55,7 @@ struct jprobe_frame {
 	struct task_struct *task;
 	unsigned long sp;
 	unsigned long len;
+	struct llist_node *kri;
 	struct pt_regs regs;
 	u8 stack[MAX_STACK_SIZE] __aligned(sizeof(long));
 };
@@ -109,6 +114,7 @@ static int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	f->regs = *regs;
 	f->sp = sp;
 	f->task = current;
+	f->kri = kretprobe_mark();
 	/* Until jprobe_break(): the save is this CPU's, and RCU waits for it. */
 	preempt_disable();
 	WRITE_ONCE(f->site, site);
@@ -153,6 +159,8 @@ enum jprobe_break_result jprobe_break(struct pt_regs *regs, unsigned long addr)
 	jprobe_unpoison_stack(f->sp, kernel_stack_pointer(regs));
 	memcpy((void *)f->sp, f->stack, f->len);
 	arch_jprobe_restore_regs(regs, &f->regs);
+	/* The handler's frame never returns: nor do kretprobes on it. */
+	kretprobe_abandon(f->kri);
 	WRITE_ONCE(f->site, NULL);
 	arch_jprobe_resume(site, regs);
 	preempt_enable_no_resched();

@@ -1355,6 +1355,20 @@ static void kpk_test_kretprobe_batch(struct kunit *test)
 	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->entry), KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nok->ret), 0);
+
+	/* Twice in one unregistration: released once, reusable after. */
+	a->rp.kp.flags = 0;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&a->rp), 0);
+	rps[1] = &a->rp;
+	unregister_kretprobes(rps, 2);
+	KUNIT_EXPECT_NULL(test, a->rp.rph);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->entry), KPK_CALLS);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&a->rp), 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	unregister_kretprobe(&a->rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->entry), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->match), 2 * KPK_CALLS);
 }
 
 /* Unregistered while an invocation is pending in a sleeping thread. */
@@ -1981,23 +1995,33 @@ static unsigned int kpk_optimizable_offset(const char *sym)
 }
 #endif
 
-static void kpk_test_optimized(struct kunit *test)
+/* The target of the optimization tests; returns the offset to probe. */
+static unsigned int kpk_opt_target(struct kunit *test, struct kpk_site *s)
 {
+	unsigned int off;
+
 #ifdef CONFIG_X86_64
-	const struct kpk_site s = {
+	*s = (struct kpk_site){
 		"insn", kpk_asm_add1000, "kpk_asm_add1000", 1000
 	};
-	unsigned int off = 0;
+	off = 0;
 #else
-	const struct kpk_site s = { "c", kpk_target_c, "kpk_target_c", 3 };
-	unsigned int off = kpk_optimizable_offset(s.sym);
+	*s = (struct kpk_site){ "c", kpk_target_c, "kpk_target_c", 3 };
+	off = kpk_optimizable_offset(s->sym);
 #endif
+	KUNIT_ASSERT_NE_MSG(test, off, UINT_MAX,
+			    "no instruction of %s is optimized", s->sym);
+	return off;
+}
+
+static void kpk_test_optimized(struct kunit *test)
+{
+	struct kpk_site s;
+	unsigned int off = kpk_opt_target(test, &s);
 	struct kpk_probe *p = kpk_new(test, 1, s.sym, 0, false);
 	struct kpk_probe *q = kpk_new(test, 2, s.sym, 0, true);
 	unsigned long addr;
 
-	KUNIT_ASSERT_NE_MSG(test, off, UINT_MAX,
-			    "no instruction of %s is optimized", s.sym);
 	p->kp.offset = off;
 	q->kp.offset = off;
 	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
@@ -2041,6 +2065,43 @@ static void kpk_test_optimized(struct kunit *test)
 	kpk_unreg(test, &p->kp);
 	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 4 * KPK_CALLS);
+}
+
+/*
+ * A task preempted in a detour still holds what the detour passes to its
+ * handler (the site, on x86_64), and the RCU grace period unregistration
+ * waits for does not wait for that task: the site must outlive an RCU-tasks
+ * grace period.  Read it right after unregistration, as such a task would
+ * (KASAN, in the debug flavour, reports the read if the site is freed).
+ */
+static void kpk_test_opt_site_lifetime(struct kunit *test)
+{
+	struct kpk_site s;
+	unsigned int off = kpk_opt_target(test, &s);
+	struct kpk_probe *p = kpk_new(test, 1, s.sym, 0, false);
+	struct kprobe *site;
+	void *addr;
+
+	p->kp.offset = off;
+	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p->kp), 0);
+	addr = p->kp.addr;
+	wait_for_kprobe_optimizer();
+	KUNIT_ASSERT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
+	rcu_read_lock();
+	site = get_kprobe(addr);
+	rcu_read_unlock();
+	KUNIT_ASSERT_NOT_NULL(test, site);
+
+	kpk_unreg(test, &p->kp);
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, get_kprobe(addr));
+	rcu_read_unlock();
+	KUNIT_EXPECT_PTR_EQ(test, (void *)READ_ONCE(site->addr), addr);
+	KUNIT_EXPECT_TRUE(test, list_empty(&site->list));
+	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 0);
+	synchronize_rcu_tasks();
 }
 #endif
 
@@ -2521,6 +2582,37 @@ static void kpk_test_jprobe_coexist(struct kunit *test)
 }
 
 /*
+ * A kretprobe on the jprobe handler: the handler's frame is abandoned at its
+ * jprobe_return(), so its instances are taken back there, not left on the
+ * task above the frames that do return.
+ */
+static void kpk_test_jprobe_kretprobed(struct kunit *test)
+{
+	struct jprobe *jp = kpk_jnew(test, "kpk_jtarget");
+	struct kpk_rp *h = kpk_rp_new(test, "kpk_jhandler", 0, true);
+	struct kpk_rp *r = kpk_rp_new(test, "kpk_target_a", 1, true);
+	struct llist_node *mark = current->kretprobe_instances.first;
+
+	kpk_jreset();
+	h->rp.maxactive = 2;
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &h->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r->rp), 0);
+	kpk_jcalls(test, kpk_jtarget, 0, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	KUNIT_EXPECT_PTR_EQ(test, current->kretprobe_instances.first, mark);
+	/* Two instances served every call. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->entry), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, h->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->ret), 0);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->match), KPK_CALLS);
+	kpk_unreg_rp(test, &r->rp);
+	kpk_unreg_rp(test, &h->rp);
+	kpk_unreg_jp(test, jp);
+}
+
+/*
  * A handler calls another jprobed function: that jprobe misses, the call
  * returns its result.
  */
@@ -2653,6 +2745,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE_SLOW(kpk_test_concurrent),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(kpk_test_optimized),
+	KUNIT_CASE(kpk_test_opt_site_lifetime),
 #endif
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	KUNIT_CASE(kpk_test_ftrace),
@@ -2662,6 +2755,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_jprobe_errno),
 	KUNIT_CASE_PARAM(kpk_test_jprobe_coexist, kpk_jsites_gen_params),
 	KUNIT_CASE(kpk_test_jprobe_nested),
+	KUNIT_CASE(kpk_test_jprobe_kretprobed),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(kpk_test_jprobe_optimized),
 #endif

@@ -239,6 +239,26 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
 
+/*
+ * Frames of current were abandoned without returning (a jprobe handler's,
+ * at its jprobe_return()): recycle the instances pushed since @mark, from
+ * kretprobe_mark(), was the newest.  Called with preemption disabled.
+ */
+void kretprobe_abandon(struct llist_node *mark)
+{
+	struct llist_head *head = &current->kretprobe_instances;
+
+	while (head->first && head->first != mark) {
+		struct kretprobe_instance *ri =
+			container_of(head->first, struct kretprobe_instance,
+				     llist);
+
+		head->first = ri->llist.next;
+		kretprobe_recycle(ri);
+	}
+}
+NOKPROBE_SYMBOL(kretprobe_abandon);
+
 /**
  * kprobe_flush_task() - recycle the instances of a dead task
  * @tk: the task being freed
@@ -423,7 +443,9 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	}
 	synchronize_rcu();
 	for (i = 0; i < num; i++) {
-		if (rps[i] && (rps[i]->kp.flags & KPROBE_FLAG_UNREGISTERING))
+		/* No rph: released already, @rps has it twice. */
+		if (rps[i] && (rps[i]->kp.flags & KPROBE_FLAG_UNREGISTERING) &&
+		    rps[i]->rph)
 			kretprobe_release(rps[i], false);
 	}
 	__unregister_kprobes_bottom(rps, nth_kretprobe, num, &dead);

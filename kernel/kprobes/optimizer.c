@@ -149,7 +149,7 @@ void kprobe_opt_optimize_sites(struct list_head *batch)
 				s->state |= SITE_OPT_FAILED;
 				continue;
 			}
-			s->state |= SITE_OPT_READY;
+			s->state |= SITE_OPT_READY | SITE_OPT_BUILT;
 		}
 		s->state |= SITE_OPT_QUEUED;
 		kp->flags |= KPROBE_FLAG_OPTIMIZED;

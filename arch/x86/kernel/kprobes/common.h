@@ -130,8 +130,12 @@ void kprobe_opt_recover_bytes(unsigned long addr, u8 *buf, int len);
 /* Where the detour of @op runs the displaced instructions. */
 static inline unsigned long kprobe_opt_displaced(struct optimized_kprobe *op)
 {
-	return (unsigned long)op->optinsn.insn +
-	       (optprobe_tmpl_end - optprobe_tmpl_start);
+	/* NULL when a probe landing in the range took the detour away. */
+	kprobe_opcode_t *insn = READ_ONCE(op->optinsn.insn);
+
+	if (!insn)
+		return 0;
+	return (unsigned long)insn + (optprobe_tmpl_end - optprobe_tmpl_start);
 }
 #else
 static inline void kprobe_opt_recover_bytes(unsigned long addr, u8 *buf,

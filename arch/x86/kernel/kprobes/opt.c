@@ -461,7 +461,7 @@ void arch_remove_optimized_kprobe(struct optimized_kprobe *op)
 	if (!op->optinsn.insn)
 		return;
 	free_optinsn_slot(op->optinsn.insn, 1);
-	op->optinsn.insn = NULL;
+	WRITE_ONCE(op->optinsn.insn, NULL);
 	op->optinsn.size = 0;
 }
 
