@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -1018,6 +1019,40 @@ static void kpk_test_redirect(struct kunit *test)
 	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
 }
+
+#ifdef CONFIG_FUNCTION_ERROR_INJECTION
+#define KPK_OVERRIDE_RET	-1234
+
+/* What fail_function and bpf_override_return() do. */
+static int kpk_pre_override(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&to_kpk(p)->pre);
+	regs_set_return_value(regs, KPK_OVERRIDE_RET);
+	override_function_with_return(regs);
+	return 1;
+}
+
+/*
+ * A pre handler at a function's entry makes it return at once, with a value
+ * of its choosing.  The call is indirect: on arm64 with BTI the BRK keeps the
+ * BTYPE of the BLR, which the return address, no landing pad, must not see.
+ */
+static void kpk_test_override(struct kunit *test)
+{
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_a", 0, false);
+	int i;
+
+	k->kp.pre_handler = kpk_pre_override;
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	for (i = 0; i < KPK_CALLS; i++)
+		KUNIT_EXPECT_EQ(test, kpk_call(kpk_target_a, i),
+				KPK_OVERRIDE_RET);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	kpk_unreg(test, &k->kp);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+}
+#endif
 
 /* ---------------------------------------------------------------------------
  * Several probes at one address
@@ -2729,6 +2764,9 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE_PARAM(kpk_test_hits, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_hits_offset),
 	KUNIT_CASE_PARAM(kpk_test_redirect, kpk_sites_gen_params),
+#ifdef CONFIG_FUNCTION_ERROR_INJECTION
+	KUNIT_CASE(kpk_test_override),
+#endif
 	KUNIT_CASE_PARAM(kpk_test_aggregate, kpk_sites_gen_params),
 	KUNIT_CASE_PARAM(kpk_test_kretprobe, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_kretprobe_entry_skip),

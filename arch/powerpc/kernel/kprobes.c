@@ -24,8 +24,9 @@
  *
  * Instructions that must not be probed are refused: those that change the
  * MSR or return from interrupt (mtmsr[d], rfid, hrfid, ...), system calls
- * and traps, load-reserve/store-conditional pairs (a trap between them would
- * make the reservation fail forever), moves to the SPRs the interrupt entry
+ * and traps, load-reserve/store-conditional pairs and what lies between them
+ * (the return from every trap clears the reservation: the store would fail
+ * at each hit, forever), moves to the SPRs the interrupt entry
  * and exit paths use (SRR0/1, SPRGs, AMR, ...), power saving, and
  * PC-relative (prefixed, R=1) loads and stores, which could only be
  * emulated, with nothing to fall back on if that fails.
@@ -208,6 +209,46 @@ static bool kprobe_in_prefixed(unsigned long addr)
 	return pos != addr;
 }
 
+/* How far back a load-reserve may be from its store-conditional. */
+#define KP_RESERVE_SCAN_WORDS	16
+
+/* LARX, STCX or another type of analyse_instr(), for the word at @pos. */
+static int kprobe_reserve_type(unsigned long pos)
+{
+	struct instruction_op op;
+	struct pt_regs regs;
+	u32 word;
+
+	if (kprobe_orig_word(pos, &word) || get_op(word) != 31)
+		return 0;
+	memset(&regs, 0, sizeof(regs));
+	regs.msr = mfmsr();
+	analyse_instr(&op, &regs, ppc_inst(word));
+	return GETTYPE(op.type);
+}
+
+/*
+ * Whether @addr lies between a load-reserve and its store-conditional:
+ * looking back in the function, a larx comes before any stcx.
+ */
+static bool kprobe_in_reservation(unsigned long addr)
+{
+	unsigned long size, offset, n;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		offset = KP_RESERVE_SCAN_WORDS * sizeof(u32);
+	n = min_t(unsigned long, KP_RESERVE_SCAN_WORDS, offset / sizeof(u32));
+	for (; n; n--, addr -= sizeof(u32)) {
+		switch (kprobe_reserve_type(addr - sizeof(u32))) {
+		case STCX:
+			return false;
+		case LARX:
+			return true;
+		}
+	}
+	return false;
+}
+
 /**
  * arch_prepare_kprobe() - decode a probed instruction, prepare its execution
  * @p: the site
@@ -232,6 +273,8 @@ int arch_prepare_kprobe(struct kprobe *p)
 	kind = kprobe_classify(insn, &op);
 	if (kind < 0)
 		return kind;
+	if (kprobe_in_reservation(addr))
+		return -EINVAL;
 
 	memset(asi, 0, sizeof(*asi));
 	asi->insn = insn;
@@ -274,13 +317,15 @@ void arch_arm_kprobe(struct kprobe *p)
  * arch_disarm_kprobe() - put back the probed instruction of a site
  * @p: the site
  *
- * The whole instruction is written, so that a prefixed one keeps its suffix.
+ * Only the word the trap replaced is written: the suffix of a prefixed
+ * instruction never changed, and a single aligned word is replaced
+ * atomically for a CPU fetching it.
  *
  * Context: text_mutex held; visible everywhere after arch_kprobe_sync().
  */
 void arch_disarm_kprobe(struct kprobe *p)
 {
-	kprobe_write(p, p->ainsn.insn);
+	kprobe_write(p, ppc_inst(p->opcode));
 }
 
 /**
@@ -319,20 +364,31 @@ void arch_remove_kprobe(struct kprobe *p)
 
 /*
  * The entry of the function at @func: its local entry point (ELFv2), or the
- * ftrace call site right after it when probes there go through ftrace.
+ * ftrace call site right after it when probes there go through ftrace.  The
+ * global entry words are read as they were before kprobes (a probe may
+ * already be on the second one).
  */
 static unsigned long kprobe_func_entry(unsigned long func)
 {
-	unsigned long entry = func;
+	unsigned long entry = func, size, offset;
 	u32 gep[2];
+	int err;
 
-	if (IS_ENABLED(CONFIG_PPC64_ELF_ABI_V2) &&
-	    !copy_from_kernel_nofault(gep, (void *)func, sizeof(gep)))
-		entry = ppc_function_entry(gep) - (unsigned long)gep + func;
+	if (IS_ENABLED(CONFIG_PPC64_ELF_ABI_V2)) {
+		rcu_read_lock();
+		err = kprobe_orig_word(func, &gep[0]) ||
+		      kprobe_orig_word(func + sizeof(u32), &gep[1]);
+		rcu_read_unlock();
+		if (!err)
+			entry = ppc_function_entry(gep) - (unsigned long)gep + func;
+	}
 	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
-		/* mflr r0; [std r0,16(r1);] bl _mcount */
-		unsigned long site = ftrace_location_range(entry, entry + 12);
+		/* mflr r0; [std r0,16(r1);] bl _mcount, in the function. */
+		unsigned long last = entry + 12, site;
 
+		if (kallsyms_lookup_size_offset(func, &size, &offset))
+			last = min(last, func - offset + size - 1);
+		site = ftrace_location_range(entry, last);
 		if (site)
 			entry = site;
 	}

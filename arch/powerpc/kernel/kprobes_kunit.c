@@ -320,6 +320,24 @@ static void test_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpp_try((void *)kpp_add + 1), -EILSEQ);
 }
 
+/*
+ * Between a load-reserve and its store-conditional, a trap would cancel the
+ * reservation at each pass: refused; after the store, probed as usual.
+ */
+static void test_reservation(struct kunit *test)
+{
+	struct kprobe kp;
+	long v = 41;
+
+	KUNIT_EXPECT_EQ(test, kpp_try(kpp_larx_addi), -EINVAL);
+	kpp_register(test, &kp, kpp_larx_bne, true);
+	KUNIT_EXPECT_EQ(test, kpp_larx(&v), 42);
+	KUNIT_EXPECT_EQ(test, v, 42);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	unregister_kprobe(&kp);
+}
+
 #ifdef CONFIG_OPTPROBES
 /*
  * Register a probe without post handler at @addr, and let it optimize.  A
@@ -417,6 +435,7 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_reentry),
 	KUNIT_CASE(test_prefixed),
 	KUNIT_CASE(test_refused),
+	KUNIT_CASE(test_reservation),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(test_optimized),
 #endif

@@ -14,6 +14,7 @@ long kpp_call(long x);
 long kpp_redzone(long x);
 long kpp_pvr(void);
 long kpp_load(const long *p);
+long kpp_larx(long *p);
 long kpp_prefixed(long x);
 long kpp_pcrel(void);
 void kpp_pcrel_load(void);
@@ -23,6 +24,7 @@ extern const u32 kpp_call_std[], kpp_call_stdu[], kpp_call_bl[];
 extern const u32 kpp_call_blr[];
 extern const u32 kpp_redzone_li[];
 extern const u32 kpp_refused[];
+extern const u32 kpp_larx_addi[], kpp_larx_bne[];
 
 /* The words of kpp_refused, all refused with -EINVAL but the last one. */
 #define KPP_REFUSED_WORDS	16

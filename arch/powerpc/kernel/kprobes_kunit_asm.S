@@ -68,6 +68,19 @@ _GLOBAL(kpp_load)
 	blr
 	EX_TABLE(1b, 2b)
 
+/* long kpp_larx(long *p): ++*p in a reservation loop, the new value */
+_GLOBAL(kpp_larx)
+1:	ldarx	r4, 0, r3
+	.globl	kpp_larx_addi
+kpp_larx_addi:
+	addi	r4, r4, 1
+	stdcx.	r4, 0, r3
+	.globl	kpp_larx_bne
+kpp_larx_bne:
+	bne-	1b
+	mr	r3, r4
+	blr
+
 /* long kpp_prefixed(long x): x + 1000, with a prefixed instruction */
 	.balign	8
 _GLOBAL(kpp_prefixed)

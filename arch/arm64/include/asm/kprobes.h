@@ -86,9 +86,10 @@ struct prev_kprobe {
 /**
  * struct kprobe_ctlblk - per-CPU kprobes state
  * @kprobe_status: KPROBE_HIT_* / KPROBE_REENTER
- * @saved_irqflag: PSTATE.{I,F} of the probed context; both are set while
- *	the instruction runs out of line, so that the task can neither be
- *	interrupted nor migrate between the two traps
+ * @saved_irqflag: PSTATE.{D,A,I,F} of the probed context; all are set
+ *	while the instruction runs out of line, so that the task can neither
+ *	be interrupted nor migrate between the two traps, nor a debug
+ *	exception bring a handler in between
  * @prev_kprobe: the interrupted probe during a reentry
  * @resume_pc: where a redirected hit of an optimized probe resumes, from
  *	its detour's exit trap on (interrupts masked in between)

@@ -312,12 +312,16 @@ static void kprobe_boost(struct kprobe *p, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprobe_boost);
 
-/* Resume in the copy that traps back, with interrupts masked. */
+/*
+ * Resume in the copy that traps back, with every exception that could bring
+ * a handler masked: interrupts, and debug exceptions (a watchpoint's perf
+ * handler may hit a probe, which could not be stepped meanwhile).
+ */
 static void kprobe_step(struct kprobe *p, struct pt_regs *regs,
 			struct kprobe_ctlblk *kcb)
 {
-	kcb->saved_irqflag = regs->pstate & DAIF_PROCCTX_NOIRQ;
-	regs->pstate |= DAIF_PROCCTX_NOIRQ;
+	kcb->saved_irqflag = regs->pstate & DAIF_MASK;
+	regs->pstate |= DAIF_MASK;
 	regs->pstate &= ~PSR_BTYPE_MASK;
 	instruction_pointer_set(regs,
 				(unsigned long)&p->ainsn.api.insn[KPROBE_SLOT_STEP]);
@@ -329,7 +333,7 @@ NOKPROBE_SYMBOL(kprobe_step);
 static void kprobe_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 			     unsigned long pc)
 {
-	regs->pstate = (regs->pstate & ~DAIF_PROCCTX_NOIRQ) | kcb->saved_irqflag;
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_irqflag;
 	instruction_pointer_set(regs, pc);
 }
 
@@ -451,7 +455,13 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	__this_cpu_write(current_kprobe, p);
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	if (kprobe_call_pre_handlers(p, regs)) {
-		/* A handler moved the PC: the instruction is not run. */
+		/*
+		 * A handler moved the PC: the instruction is not run.  The
+		 * BRK left the BTYPE of a BR or BLR that reached @addr in
+		 * PSTATE, and the new PC need not be a landing pad.
+		 */
+		if (instruction_pointer(regs) != addr)
+			regs->pstate &= ~PSR_BTYPE_MASK;
 		reset_current_kprobe();
 		return DBG_HOOK_HANDLED;
 	}

@@ -48,10 +48,14 @@
 /* What current_kprobe is between a redirected hit and its exit trap. */
 static struct kprobe optprobe_exiting;
 
-/* PSTATE.{I,F} only: neither the PMR nor the irq tracing state changes. */
+/*
+ * PSTATE.{D,A,I,F} only: neither the PMR nor the irq tracing state changes.
+ * Debug exceptions too: a watchpoint's perf handler could hit a probe while
+ * this CPU waits for the exit trap.
+ */
 static __always_inline void optprobe_mask_irqs(void)
 {
-	asm volatile("msr daifset, #3" : : : "memory");
+	asm volatile("msr daifset, #0xf" : : : "memory");
 }
 
 /**
@@ -93,14 +97,14 @@ int optprobe_callback(unsigned long addr, struct pt_regs *regs)
 
 	/*
 	 * Interrupts (and the PMR, with pseudo-NMIs) are back as the probed
-	 * context had them: the exit trap records them so.  PSTATE.{I,F} only
-	 * keep this CPU until the trap, which unmasks them as they were.
+	 * context had them: the exit trap records them so.  PSTATE.{D,A,I,F}
+	 * only keep this CPU until the trap, which restores them as they were.
 	 */
 	optprobe_mask_irqs();
 	kcb = get_kprobe_ctlblk();
 	__this_cpu_write(current_kprobe, &optprobe_exiting);
 	kcb->kprobe_status = KPROBE_HIT_SS;
-	kcb->saved_irqflag = regs->pstate & DAIF_PROCCTX_NOIRQ;
+	kcb->saved_irqflag = regs->pstate & DAIF_MASK;
 	kcb->resume_pc = instruction_pointer(regs);
 	return 1;
 }
@@ -124,7 +128,7 @@ bool optprobe_exit_brk_handler(struct pt_regs *regs)
 		return false;
 
 	instruction_pointer_set(regs, kcb->resume_pc);
-	regs->pstate &= ~(DAIF_PROCCTX_NOIRQ | PSR_BTYPE_MASK);
+	regs->pstate &= ~(DAIF_MASK | PSR_BTYPE_MASK);
 	regs->pstate |= kcb->saved_irqflag;
 	reset_current_kprobe();
 	return true;

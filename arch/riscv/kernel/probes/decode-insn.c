@@ -16,9 +16,11 @@
  *     simulated;
  *   - it is LR or SC: the trap after a stepped LR loses the reservation,
  *     and the LR/SC loop would never succeed;
- *   - it traps, returns from a trap or waits: EBREAK, ECALL (uprobes only
- *     allow it: a system call from the XOL slot returns to the slot), xRET,
- *     WFI, WRS, hypervisor loads and stores;
+ *   - it traps, returns from a trap or waits: EBREAK, ECALL (for uprobes
+ *     too: a system call run from the XOL slot may sleep with the signals
+ *     that uprobes hold back while stepping, or never come back to the
+ *     slot: sigreturn, exec, the child of a fork), xRET, WFI, WRS,
+ *     hypervisor loads and stores;
  *   - it accesses a supervisor, hypervisor or machine CSR: those hold the
  *     trap state (sstatus, sepc, scause, stval, sscratch, stvec...), which
  *     the breakpoint itself changes, or the translation (satp);
@@ -399,7 +401,6 @@ enum probe_insn riscv_probe_decode_insn(probe_opcode_t *addr,
 	api->handler = NULL;
 	switch (d.kind) {
 	case RV_INSN_PLAIN:
-	case RV_INSN_ECALL:
 		return INSN_GOOD;
 	case RV_INSN_AUIPC:
 	case RV_INSN_BRANCH:

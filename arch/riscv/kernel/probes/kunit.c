@@ -16,6 +16,7 @@
 #include <linux/vmalloc.h>
 #include <asm/csr.h>
 
+#include "decode-insn.h"
 #include "kunit.h"
 
 #define KPRV_CALLS	10
@@ -618,6 +619,24 @@ static void kprv_test_optimized_auipc(struct kunit *test)
 }
 #endif /* CONFIG_OPTPROBES */
 
+/*
+ * The decoder of uprobes (riscv_probe_decode_insn()) refuses the traps:
+ * ECALL, whose system call could sleep with signals held back, or not come
+ * back to the XOL slot, and EBREAK.
+ */
+static void kprv_test_uprobe_decode(struct kunit *test)
+{
+	probe_opcode_t ecall = 0x00000073, ebreak = 0x00100073;
+	probe_opcode_t addi = 0x00150513;	/* addi a0, a0, 1 */
+	struct arch_probe_insn api;
+
+	KUNIT_EXPECT_EQ(test, riscv_probe_decode_insn(&ecall, &api),
+			INSN_REJECTED);
+	KUNIT_EXPECT_EQ(test, riscv_probe_decode_insn(&ebreak, &api),
+			INSN_REJECTED);
+	KUNIT_EXPECT_EQ(test, riscv_probe_decode_insn(&addi, &api), INSN_GOOD);
+}
+
 static struct kunit_case kprv_cases[] = {
 	KUNIT_CASE(kprv_test_sites),
 	KUNIT_CASE(kprv_test_boundaries),
@@ -627,6 +646,7 @@ static struct kunit_case kprv_cases[] = {
 	KUNIT_CASE(kprv_test_jumps),
 	KUNIT_CASE(kprv_test_auipc),
 	KUNIT_CASE(kprv_test_lrsc),
+	KUNIT_CASE(kprv_test_uprobe_decode),
 	KUNIT_CASE(kprv_test_fault_in_insn),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(kprv_test_optimized),
