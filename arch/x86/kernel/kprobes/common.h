@@ -13,8 +13,9 @@
  * only pushes the general purpose registers, for a caller that pushed cs,
  * ip and orig_ax itself.  RESTORE_REGS_STRING reloads the general purpose
  * registers and leaves the stack pointer on the flags slot; POP_GPRS_STRING
- * (64-bit) only reloads them, leaving it on orig_ax.  They do not modify the arithmetic flags, so that code after
- * them may still branch on a comparison made before them.
+ * (64-bit) only reloads them, leaving it on orig_ax.  They do not modify
+ * the arithmetic flags, so that code after them may still branch on a
+ * comparison made before them.
  */
 #include <asm/asm.h>
 
