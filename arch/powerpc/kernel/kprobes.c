@@ -212,7 +212,10 @@ static bool kprobe_in_prefixed(unsigned long addr)
 /* How far back a load-reserve may be from its store-conditional. */
 #define KP_RESERVE_SCAN_WORDS	16
 
-/* LARX, STCX or another type of analyse_instr(), for the word at @pos. */
+/*
+ * LARX, STCX or another type of analyse_instr(), for the word at @pos; 0
+ * when it cannot be read.
+ */
 static int kprobe_reserve_type(unsigned long pos)
 {
 	struct instruction_op op;
@@ -229,17 +232,17 @@ static int kprobe_reserve_type(unsigned long pos)
 
 /*
  * Whether @addr lies between a load-reserve and its store-conditional:
- * looking back in the function, a larx comes before any stcx.
+ * looking back, a larx comes before any stcx.  Not bounded by the symbol of
+ * @addr, which may be a label inside the loop; the words before a function
+ * can only make a probe refused.
  */
 static bool kprobe_in_reservation(unsigned long addr)
 {
-	unsigned long size, offset, n;
+	int n;
 
-	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
-		offset = KP_RESERVE_SCAN_WORDS * sizeof(u32);
-	n = min_t(unsigned long, KP_RESERVE_SCAN_WORDS, offset / sizeof(u32));
-	for (; n; n--, addr -= sizeof(u32)) {
-		switch (kprobe_reserve_type(addr - sizeof(u32))) {
+	for (n = 0; n < KP_RESERVE_SCAN_WORDS; n++) {
+		addr -= sizeof(u32);
+		switch (kprobe_reserve_type(addr)) {
 		case STCX:
 			return false;
 		case LARX:
@@ -325,7 +328,11 @@ void arch_arm_kprobe(struct kprobe *p)
  */
 void arch_disarm_kprobe(struct kprobe *p)
 {
-	kprobe_write(p, ppc_inst(p->opcode));
+	/* Not patch_instruction(): it would write a prefix with a suffix. */
+	int ret = patch_u32(p->addr, p->opcode);
+
+	if (ret)
+		pr_err("cannot patch %pS: %d\n", p->addr, ret);
 }
 
 /**
