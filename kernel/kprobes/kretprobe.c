@@ -241,8 +241,12 @@ NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
 
 /*
  * Frames of current were abandoned without returning (a jprobe handler's,
- * at its jprobe_return()): recycle the instances pushed since @mark, from
- * kretprobe_mark(), was the newest.  Called with preemption disabled.
+ * at its jprobe_return()): give back the instances pushed since @mark, from
+ * kretprobe_mark(), was the newest.  Preemption must have stayed disabled
+ * since @mark was taken: then these instances were taken from their pools
+ * within this same section, which unregistration waits for before it
+ * finishes a pool, so they go back even if their kretprobe is going away
+ * (and call_rcu() is not for the trap context this runs in).
  */
 void kretprobe_abandon(struct llist_node *mark)
 {
@@ -254,7 +258,7 @@ void kretprobe_abandon(struct llist_node *mark)
 				     llist);
 
 		head->first = ri->llist.next;
-		kretprobe_recycle(ri);
+		objpool_push(ri, &ri->rph->pool);
 	}
 }
 NOKPROBE_SYMBOL(kretprobe_abandon);
