@@ -13,6 +13,8 @@ For each log it counts
     lockdep, RCU, debug objects, list corruption, kmemleak, hung task, stall,
     stray "Call Trace:" lines;
   - whether the guest finished (WS-GUEST-DONE) in time.
+With --expect-kunit, a log fails unless its KUnit suites include
+kprobes_test and, for VARIANT=ours, kprobes_manager and the arch's suite.
 Prints a table, one row a log, then the failures, then the line
 "N passed, N failed, N skipped"; with --json, a JSON list instead.
 Exits 1 if anything failed.
@@ -150,6 +152,7 @@ def kunit_line(r, line, suite):
                 r["failures"].append(f"kunit: {suite['name']}.{name} failed")
         elif indent == 0:               # the suite's own result
             r["kunit"]["suites"] += 1
+            r["kunit"].setdefault("names", []).append(suite["name"])
             if st == "fail" and suite["fail"] == 0:
                 r["failures"].append(f"kunit: suite {name} failed")
             return None
@@ -180,6 +183,22 @@ def verdict(r):
         r["failures"].append(f"console: ... {len(r['console']) - 10} more")
 
 
+# The KUnit suites a check boot must run: the base's kprobes_test always;
+# with the series, its core suite and the one of the arch.
+ARCH_SUITES = {"x86_64": "x86_kprobes", "arm64": "arm64_kprobes",
+               "riscv": "kprobes_riscv", "powerpc": "powerpc_kprobes"}
+
+
+def expected_suites(r):
+    names = ["kprobes_test"]
+    if r["variant"] == "ours":
+        names.append("kprobes_manager")
+        arch = r["arch"].split(" ")[0]
+        if arch in ARCH_SUITES:
+            names.append(ARCH_SUITES[arch])
+    return names
+
+
 def main(argv):
     as_json = "--json" in argv
     expect_kunit = "--expect-kunit" in argv
@@ -195,8 +214,11 @@ def main(argv):
                         "console": [], "failures": ["boot: no console log"]})
             continue
         r = parse(os.path.realpath(log))
-        if expect_kunit and r["kunit"]["suites"] == 0:
-            r["failures"].append("kunit: no suite ran")
+        if expect_kunit:
+            ran = set(r["kunit"].get("names", []))
+            for name in expected_suites(r):
+                if name not in ran:
+                    r["failures"].append(f"kunit: suite {name} did not run")
         res.append(r)
     if as_json:
         json.dump(res, sys.stdout, indent=1)

@@ -229,6 +229,7 @@ static void kpa_test_values(struct kunit *test)
 		kpa_new(test, KPA_LDRSW, true), kpa_new(test, KPA_BCOND, true),
 		kpa_new(test, KPA_TBZ, true), kpa_new(test, KPA_BL, true),
 	};
+	static const int runs[] = { 1, 1, 1, 1, 1, 2, 2, 1 };
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(k); i++)
@@ -243,8 +244,13 @@ static void kpa_test_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpa_tbz(1L << 34), 9);
 	KUNIT_EXPECT_EQ(test, kpa_tbz(1L << 35), 5);
 	KUNIT_EXPECT_EQ(test, kpa_bl(1), 8);
-	for (i = 0; i < ARRAY_SIZE(k); i++)
-		KUNIT_EXPECT_GT(test, atomic_read(&k[i]->pre), 0);
+	/* Each call above ran one of the sites once; b.cond and tbz twice. */
+	for (i = 0; i < ARRAY_SIZE(k); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&k[i]->pre), runs[i],
+				    "site %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&k[i]->post), runs[i],
+				    "site %d", i);
+	}
 }
 
 /* ---------------------------------------------------------------------------
@@ -267,6 +273,7 @@ static void kpa_test_refused(struct kunit *test)
 		KPA_LDXR, KPA_EXCL_MID, KPA_STXR, KPA_HVC, KPA_ERET,
 		KPA_RETAA, KPA_MRS_ELR, KPA_MSR_SPSEL, KPA_LDR_Q, KPA_SVC,
 	};
+	struct kpa_probe *after;
 	long v = 41;
 	int i;
 
@@ -274,9 +281,15 @@ static void kpa_test_refused(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(refused); i++)
 		KUNIT_EXPECT_EQ_MSG(test, kpa_try(kpa_addr(refused[i])), -EINVAL,
 				    "site %d", refused[i]);
-	/* After the store-exclusive, the loop may be probed. */
-	KUNIT_EXPECT_EQ(test, kpa_try(kpa_addr(KPA_EXCL_AFTER)), 0);
+	/* After the store-exclusive, the loop may be probed, and still runs. */
+	after = kpa_new(test, KPA_EXCL_AFTER, true);
+	KUNIT_ASSERT_EQ(test, kpa_reg(test, after), 0);
 	KUNIT_EXPECT_EQ(test, kpa_excl(&v), 42);
+	KUNIT_EXPECT_EQ(test, v, 42);
+	KUNIT_EXPECT_GE(test, atomic_read(&after->pre), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&after->post),
+			atomic_read(&after->pre));
+	kpa_unreg(test, after);
 	/* Not 4-byte aligned: -EINVAL, as any address arm64 refuses. */
 	for (i = 1; i < AARCH64_INSN_SIZE; i++)
 		KUNIT_EXPECT_EQ(test,

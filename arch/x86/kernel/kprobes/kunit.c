@@ -28,7 +28,7 @@ enum {
 /* The bytes of "lea 1(%rdi), %rax" in kpx_add. */
 #define KPX_ADD_LEN	4
 
-static int pre_hits, post_hits;
+static int pre_hits, post_hits, fault_hits;
 static unsigned long post_ip;
 static bool redirect;
 
@@ -50,6 +50,13 @@ static void count_post(struct kprobe *p, struct pt_regs *regs,
 	post_ip = regs->ip;
 }
 
+/* Counts, and leaves the fault to the exception table. */
+static int count_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	fault_hits++;
+	return 0;
+}
+
 static kprobe_opcode_t *kpx_addr(void *func, int off)
 {
 	return (kprobe_opcode_t *)((unsigned long)func + kpx_offsets[off]);
@@ -59,6 +66,7 @@ static void kpx_reset(void)
 {
 	pre_hits = 0;
 	post_hits = 0;
+	fault_hits = 0;
 	post_ip = 0;
 	redirect = false;
 }
@@ -71,6 +79,7 @@ static void kpx_register(struct kunit *test, struct kprobe *kp, void *func,
 	kp->addr = kpx_addr(func, off);
 	kp->pre_handler = count_pre;
 	kp->post_handler = post ? count_post : NULL;
+	kp->fault_handler = count_fault;
 	kpx_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 }
@@ -316,7 +325,10 @@ static void kpx_loads(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpx_load(KPX_NONCANONICAL), -14);
 }
 
-/* A fault of the copy is fixed up as if at the probed instruction. */
+/*
+ * A fault of the copy is fixed up as if at the probed instruction, after the
+ * fault handlers; the post handlers run for the load that did not fault.
+ */
 static void test_fault_fixup(struct kunit *test)
 {
 	struct kprobe kp;
@@ -324,10 +336,15 @@ static void test_fault_fixup(struct kunit *test)
 	kpx_register(test, &kp, kpx_load, OFF_LOAD, false);
 	kpx_loads(test);
 	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, fault_hits, 2);
 
 	kpx_register(test, &kp, kpx_load, OFF_LOAD, true);
 	kpx_loads(test);
 	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	KUNIT_EXPECT_EQ(test, fault_hits, 2);
 }
 
 static struct kprobe inner;

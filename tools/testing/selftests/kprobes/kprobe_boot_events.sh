@@ -43,6 +43,7 @@ set -f
 
 nmi_drops=${WS_NMI_DROPS:-}
 [ -z "$nmi_drops" ] && [ "$(uname -m)" = riscv64 ] &&
+	grep -q "ws.variant=upstream" /proc/cmdline &&
 	nmi_drops="riscv drops trace events of the breakpoint handler (NMI context)"
 
 check_trace() {
