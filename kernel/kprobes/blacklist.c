@@ -171,7 +171,10 @@ int __init kprobe_blacklist_init(void)
 
 	for (iter = __start_kprobe_blacklist; iter < __stop_kprobe_blacklist;
 	     iter++) {
-		ret = blacklist_add(*iter, NULL);
+		/* A function descriptor's address on ppc64 ELFv1. */
+		ret = blacklist_add((unsigned long)
+				    dereference_symbol_descriptor((void *)*iter),
+				    NULL);
 		if (ret == -ENOMEM)
 			return ret;
 		/* Others: the symbol is not text (compiled out), skip it. */
@@ -199,7 +202,8 @@ int kprobe_blacklist_add_module(struct module *mod)
 	int ret;
 
 	for (i = 0; i < mod->num_kprobe_blacklist; i++) {
-		ret = blacklist_add(mod->kprobe_blacklist[i], mod);
+		ret = blacklist_add((unsigned long)dereference_symbol_descriptor(
+				(void *)mod->kprobe_blacklist[i]), mod);
 		if (ret == -ENOMEM)
 			goto fail;
 	}

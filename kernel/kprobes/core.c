@@ -307,15 +307,17 @@ int __weak arch_init_kprobes(void)
  */
 
 /*
- * Resolve @sym (or @addr) + @offset.  Returns the address the probe lands on,
- * as adjusted by the arch, or ERR_PTR(): -EINVAL for a malformed request or
- * an address no function contains, -ENOENT for an unknown symbol, -EILSEQ
- * for an offset past the end of the function.
+ * Resolve @sym (or @addr) + @offset.  The result may lie past the end of
+ * @sym: perf probe writes kernel probes as _text+N.  What counts is the
+ * function that contains it.  Returns the address the probe lands on, as
+ * adjusted by the arch, or ERR_PTR(): -EINVAL for a malformed request or an
+ * address no function contains, -ENOENT for an unknown symbol (or an offset
+ * from it that lands in no function).
  */
 static kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 				       unsigned long offset, bool *on_entry)
 {
-	unsigned long base, target, size, off;
+	unsigned long target, size, off;
 
 	if (!addr == !sym)
 		return ERR_PTR(-EINVAL);
@@ -325,13 +327,11 @@ static kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 		if (!addr)
 			return ERR_PTR(-ENOENT);
 	}
-	base = (unsigned long)addr;
-	if (!kallsyms_lookup_size_offset(base, &size, &off))
+	if (check_add_overflow((unsigned long)addr, offset, &target) ||
+	    !kallsyms_lookup_size_offset(target, &size, &off))
 		return ERR_PTR(sym ? -ENOENT : -EINVAL);
-	if (offset >= size - off || check_add_overflow(base, offset, &target))
-		return ERR_PTR(-EILSEQ);
 
-	return arch_adjust_kprobe_addr(target, off + offset, on_entry);
+	return arch_adjust_kprobe_addr(target, off, on_entry);
 }
 
 /**
@@ -404,6 +404,19 @@ void kprobe_ftrace_kill(void)
 #endif
 
 /*
+ * The padding before a function (__pfx_*), and kCFI's type hash there
+ * (__cfi_*), which callers read as data: not code to probe.
+ */
+static bool kprobe_in_preamble(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+
+	if (lookup_symbol_name(addr, name))
+		return false;
+	return str_has_prefix(name, "__pfx_") || str_has_prefix(name, "__cfi_");
+}
+
+/*
  * May @addr be probed?  On success the module containing it, if any, is
  * pinned in *@modp, and *@on_ftrace says whether the site must be armed
  * through ftrace.
@@ -421,7 +434,7 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp,
 			return ret;
 	}
 
-	if (within_kprobe_blacklist(a)) {
+	if (within_kprobe_blacklist(a) || kprobe_in_preamble(a)) {
 		ret = -EINVAL;
 		goto fail;
 	}
@@ -1037,7 +1050,7 @@ static bool kprobe_user_flags_ok(struct kprobe *p)
  * Return: 0, or -EINVAL for a malformed or already registered probe or an
  * address that cannot be probed, -ENOENT for an unknown symbol or a module
  * going away (the probed one, or the one of the handlers), -EILSEQ for an
- * offset outside the function or not on an instruction boundary, -EBUSY for
+ * address not on an instruction boundary, -EBUSY for
  * text owned by jump labels or static calls, -ENOMEM; -EAGAIN before kprobes
  * are initialized; -ENODEV on an ftrace site once ftrace is dead, or the
  * error of arming through ftrace; what the arch returns (x86: -ERANGE;

@@ -548,19 +548,31 @@ static void kpk_test_errno_args(struct kunit *test)
 			-ENOENT);
 }
 
-/* Offsets past the end of a function, and (x86) into an instruction. */
+/*
+ * Offsets past the end of a symbol, as perf probe writes kernel probes
+ * (_text+N): the probe is in the function the address is in, at its entry
+ * here.  And (x86) offsets into an instruction.
+ */
 static void kpk_test_errno_offset(struct kunit *test)
 {
-	unsigned long size = 0, off = 0;
-
+	struct kpk_probe *rel = kpk_new(test, 1, "_text", 0, false);
+	struct kpk_probe *abs = kpk_new(test, 2, "kpk_target_a", 0, false);
 	unsigned long fn = (unsigned long)kpk_target_a;
+#ifdef CONFIG_X86_64
+	unsigned long off;
+#endif
 
-	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(fn, &size, &off));
-	KUNIT_ASSERT_EQ(test, off, 0);
-	KUNIT_ASSERT_GT(test, size, 0);
-	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_target_a", size), -EILSEQ);
-	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_target_a", size + 1), -EILSEQ);
-	KUNIT_EXPECT_EQ(test, kpk_try_sym("kpk_target_a", 1 << 20), -EILSEQ);
+	rel->kp.offset = fn - (unsigned long)_text;
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, "_text",
+						   rel->kp.offset), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &rel->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &abs->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, rel->kp.addr, abs->kp.addr);
+	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&abs->pre), KPK_CALLS);
+	kpk_unreg(test, &rel->kp);
+	kpk_unreg(test, &abs->kp);
 #ifdef CONFIG_X86_64
 	/* Inside the 5-byte movl: offsets 1..4 from its first byte. */
 	for (off = 1; off < KPK_MOVL_LEN; off++) {

@@ -19,6 +19,7 @@
 #include <linux/execmem.h>
 #include <linux/kallsyms.h>
 #include <linux/mutex.h>
+#include <linux/perf_event.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -149,6 +150,9 @@ static kprobe_opcode_t *get_slot(struct kprobe_insn_cache *c)
 	kip->slots[0] = SLOT_USED;
 	kip->nused = 1;
 	list_add_rcu(&kip->list, &c->pages);
+	/* For perf's decoders (e.g. of Intel PT traces) of the copies run. */
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
+			   (unsigned long)kip->insns, PAGE_SIZE, false, c->sym);
 	slot = kip->insns;
 out:
 	mutex_unlock(&c->mutex);
@@ -235,6 +239,9 @@ static void collect_garbage(struct work_struct *work)
 			continue;
 		}
 		list_del_rcu(&kip->list);
+		perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
+				   (unsigned long)kip->insns, PAGE_SIZE, true,
+				   c->sym);
 		queue_rcu_work(system_wq, &kip->free_work);
 	}
 	mutex_unlock(&c->mutex);

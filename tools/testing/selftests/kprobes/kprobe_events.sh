@@ -219,21 +219,28 @@ x=$(printf "0x%x" "${off:-0}")
 check_trace "trace: $NSYNC lines of sync_off (ksys_sync+$x)" \
 	test "$(lines " sync_off: \(ksys_sync\+$x/")" = $NSYNC
 
-# 17..20: refused definitions
+# 17..20: refused definitions, and one that is not
 check "refused: an unknown symbol" refused "p:$G/bad kpse_no_such_function"
 check "refused: an offset inside an instruction (ksys_sync+1)" \
 	refused "p:$G/bad ksys_sync+1"
 check "refused: a kretprobe not at a function entry (ksys_sync+$off)" \
 	refused "r:$G/bad ksys_sync+${off:-4}"
-# The series checks an offset against the size of its function (-EILSEQ);
-# upstream 6.12 puts such a probe in whatever text follows the function.
-if grep -q "ws.variant=upstream" /proc/cmdline; then
-	ok "refused: an offset past the end of ksys_sync" \
-		"# SKIP upstream does not check offsets against the function size"
-else
-	check "refused: an offset past the end of ksys_sync" \
-		refused "p:$G/bad ksys_sync+0x100000"
-fi
+# perf probe writes kernel probes as _text+N: an offset past the end of
+# the symbol lands in the function N bytes away, a kretprobe at its entry.
+ksym() { awk -v s="$1" '$3 == s { print $1; exit }' /proc/kallsyms; }
+text_rel() {
+	t=$(ksym _text)
+	k=$(ksym ksys_sync)
+	[ ${#t} = 16 ] && [ ${#k} = 16 ] || return 1
+	# The low 32 bits: the shell's arithmetic is signed.
+	rel=$((0x${k#????????} - 0x${t#????????}))
+	[ $rel -gt 0 ] || return 1
+	diag "ksys_sync is _text+$rel"
+	add_event "p:$G/far _text+$rel" && add_event "r:$G/far_ret _text+$rel" &&
+		grep -q "^p:$G/far _text+$rel\$" $T/kprobe_events &&
+		grep -q "^r[0-9]*:$G/far_ret _text+$rel\$" $T/kprobe_events
+}
+check "_text+N (perf probe's form) is accepted for p: and r: at ksys_sync" text_rel
 
 # 21, 22: removal
 remove_events
