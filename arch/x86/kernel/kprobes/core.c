@@ -26,7 +26,9 @@
  *    trap, runs the post handlers as a trap would and returns there with
  *    iret.  The core may add a post handler to a site that is already armed,
  *    so both copies always exist and the choice is made at each hit from
- *    site->post_handler.
+ *    site->post_handler.  Where that iret would be wrong, the stepping copy
+ *    ends with an int3 instead, as before the trampoline (see
+ *    kp_step_by_trampoline()).
  *
  *  - An instruction with an exception table entry is never boosted: if it
  *    faults in the slot, kprobe_fault_handler() must see the fault to move
@@ -48,6 +50,7 @@
 #include <linux/uaccess.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/memory.h>
 #include <linux/irqflags.h>
 #include <linux/entry-common.h>
 #include <linux/objtool.h>
@@ -228,6 +231,13 @@ static int kp_check_boundary(unsigned long paddr)
 		return -EILSEQ;
 	func = paddr - offset;
 
+	/*
+	 * text_poke_bp() leaves an int3 in the instruction it changes (jump
+	 * labels, static calls, ftrace) until it is done, all under
+	 * text_mutex: the decode must not go through one, nor the cache keep
+	 * what it found then.
+	 */
+	mutex_lock(&text_mutex);
 	mutex_lock(&kp_bcache.lock);
 	/*
 	 * Only text whose replacement a module notifier announces is cached:
@@ -249,6 +259,7 @@ static int kp_check_boundary(unsigned long paddr)
 	}
 	ret = addr == paddr ? 0 : -EILSEQ;
 	mutex_unlock(&kp_bcache.lock);
+	mutex_unlock(&text_mutex);
 	return ret;
 }
 
@@ -557,6 +568,19 @@ static int kp_analyze(struct kprobe *p, struct insn *insn)
 }
 
 /*
+ * Whether a stepping copy may end in kprobe_step_trampoline, which returns
+ * with a plain iretq to __KERNEL_CS.  Not in a Xen PV guest (the kernel runs
+ * with other selectors, and the guest's interrupt mask is virtual), nor with
+ * FRED (an iret would unblock NMIs, in an NMI handler too): the copy ends
+ * with an int3 there, and the trap's own exit does the return.
+ */
+static bool kp_step_by_trampoline(void)
+{
+	return !cpu_feature_enabled(X86_FEATURE_XENPV) &&
+	       !cpu_feature_enabled(X86_FEATURE_FRED);
+}
+
+/*
  * Fill the slot: see the top comment for the layout.  An indirect branch
  * through memory is emulated, but reading its target may fault: then the
  * stepping copy runs instead, as "push <operand>" (same operand, ModRM reg
@@ -605,7 +629,7 @@ static int kp_build_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 	if (ret)
 		goto fail;
 	size = off + len + INT3_INSN_SIZE;
-	if (ai->kind == KP_INSN_SLOT) {
+	if (ai->kind == KP_INSN_SLOT && kp_step_by_trampoline()) {
 		unsigned long next = addr + len;
 		unsigned long from = slot + off + len + KP_PUSH_IMM_SIZE;
 
@@ -948,7 +972,8 @@ static nokprobe_inline void kp_run_insn(struct kprobe *p, struct pt_regs *regs,
 
 /*
  * After the stepping copy ran (kprobe_step_callback(), or the int3 after
- * the copy of an indirect branch): finish the step.
+ * the copy of an indirect branch or of any copy without the trampoline):
+ * finish the step.
  */
 static nokprobe_inline void kp_finish_step(struct kprobe *cur,
 					   struct pt_regs *regs,
@@ -960,8 +985,8 @@ static nokprobe_inline void kp_finish_step(struct kprobe *cur,
 	regs->flags |= kcb->saved_if;
 	if (ai->kind == KP_INSN_SLOT) {
 		/*
-		 * Only the trampoline gets here for a copy of this kind, and it
-		 * took regs->ip, the next instruction, from the copy's push.
+		 * regs->ip is the next instruction already: the trampoline took
+		 * it from the copy's push, or kprobe_int3_handler() set it.
 		 */
 		if (ai->pushf)
 			*(u16 *)regs->sp |= kcb->saved_if;
@@ -1154,6 +1179,9 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	if (cur && (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
 	    addr == kp_step_end(cur)) {
+		/* A copy that ends with an int3 (!kp_step_by_trampoline()). */
+		if (cur->ainsn.kind == KP_INSN_SLOT)
+			regs->ip = (unsigned long)cur->addr + cur->ainsn.len;
 		kp_finish_step(cur, regs, kcb);
 		return 1;
 	}

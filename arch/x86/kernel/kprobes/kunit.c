@@ -14,6 +14,7 @@
 #include <linux/sizes.h>
 #include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
+#include <asm/extable.h>
 #include <asm/text-patching.h>
 #include <asm/processor-flags.h>
 
@@ -347,6 +348,44 @@ static void test_fault_fixup(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fault_hits, 2);
 }
 
+static long handler_load_ret;
+
+static int load_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	pre_hits++;
+	handler_load_ret = kpx_load(kpx_unmapped);
+	return 0;
+}
+
+/* Fixes the fault as the exception table says, and says so. */
+static int fixing_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	fault_hits++;
+	return fixup_exception(regs, trapnr, 0, 0);
+}
+
+/*
+ * A fault in a pre handler, which the probe's fault handler fixes (returns
+ * 1): the page fault path takes it as handled, without a warning.
+ */
+static void test_fault_handler_fixes(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = kpx_addr(kpx_add, OFF_ADD),
+		.pre_handler = load_pre,
+		.fault_handler = fixing_fault,
+	};
+
+	kpx_reset();
+	handler_load_ret = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpx_add(1), 2);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, fault_hits, 1);
+	KUNIT_EXPECT_EQ(test, handler_load_ret, -14);
+}
+
 static struct kprobe inner;
 static long inner_ret[3];
 
@@ -425,6 +464,44 @@ static void test_optimized(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
 }
 
+/*
+ * The jump at kpx_opt+0 covers the next instruction too: a probe there takes
+ * the jump away (both breakpoints, both counted), and keeps it away; once it
+ * is gone, the site at +0 is optimized again.
+ */
+static void test_opt_covering(struct kunit *test)
+{
+	kprobe_opcode_t *next = kpx_addr(kpx_opt, OFF_OPT) + 3;
+	struct kprobe kp, inside;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+
+	kpx_register(test, &kp, kpx_opt, OFF_OPT, false);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
+
+	memset(&inside, 0, sizeof(inside));
+	inside.addr = next;
+	inside.pre_handler = count_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&inside), 0);
+	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, *(u8 *)next, INT3_INSN_OPCODE);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
+	KUNIT_EXPECT_EQ(test, kpx_opt(2), 25);
+	KUNIT_EXPECT_EQ(test, pre_hits, 4);
+
+	unregister_kprobe(&inside);
+	KUNIT_EXPECT_EQ(test, *(u8 *)next, 0x48);	/* REX.W of addq */
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
+	KUNIT_EXPECT_EQ(test, pre_hits, 5);
+	unregister_kprobe(&kp);
+}
+
 /* What must not be probed is refused with a clear errno. */
 static void test_refused(struct kunit *test)
 {
@@ -455,7 +532,9 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_fault_fixup),
 	KUNIT_CASE(test_reentry),
 	KUNIT_CASE(test_redirect),
+	KUNIT_CASE(test_fault_handler_fixes),
 	KUNIT_CASE(test_optimized),
+	KUNIT_CASE(test_opt_covering),
 	KUNIT_CASE(test_refused),
 	{}
 };
