@@ -9,6 +9,13 @@
  * filter must never be empty while it is registered, since an empty filter
  * means every function: the first address is added before registering, and
  * the ops is unregistered before the last one is removed.
+ *
+ * The ops does not claim FTRACE_OPS_FL_IPMODIFY, which would keep kprobes
+ * and livepatch (or BPF trampolines that modify the return) off the same
+ * function: the arch callback gives regs' ip back as ftrace gave it, after
+ * the post handlers too; only a pre handler that redirects execution
+ * (fail_function, bpf_override_return) changes it, as mainline lets its
+ * probes without post handler do.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
@@ -20,7 +27,7 @@
 
 static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
 	.func = kprobe_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
 };
 
 /* Sites armed through kprobe_ftrace_ops. */
