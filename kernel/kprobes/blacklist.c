@@ -202,8 +202,10 @@ int kprobe_blacklist_add_module(struct module *mod)
 	int ret;
 
 	for (i = 0; i < mod->num_kprobe_blacklist; i++) {
-		ret = blacklist_add((unsigned long)dereference_symbol_descriptor(
-				(void *)mod->kprobe_blacklist[i]), mod);
+		void *fn = (void *)mod->kprobe_blacklist[i];
+
+		ret = blacklist_add((unsigned long)
+				    dereference_symbol_descriptor(fn), mod);
 		if (ret == -ENOMEM)
 			goto fail;
 	}

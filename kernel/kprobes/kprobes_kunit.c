@@ -1828,8 +1828,9 @@ static int kpk_worker_fn(void *data)
 	struct kpk_worker *w = data;
 
 	while (!kthread_should_stop()) {
-		/* Pairs with the test's smp_store_release(phase) and (round). */
+		/* Pairs with the test's smp_store_release(phase). */
 		int ph = smp_load_acquire(w->phase);
+		/* Pairs with the test's smp_store_release(round). */
 		int round = smp_load_acquire(w->round);
 
 		if (ph == 1) {
@@ -1956,6 +1957,7 @@ static void kpk_test_concurrent(struct kunit *test)
 			wait_for_kprobe_optimizer();
 			break;
 		}
+		/* The probes are registered before the round's calls. */
 		smp_store_release(round, i + 1);
 		kpk_wait_round(w, n, i + 1);
 		unregister_kprobes(qs, 3);
