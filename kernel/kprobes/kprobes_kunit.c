@@ -1845,8 +1845,9 @@ static int kpk_worker_fn(void *data)
 #endif
 			w->calls++;
 		}
-		/* This iteration's calls are done: kpk_wait_acks() reads it. */
+		/* The round's calls are done: kpk_wait_round() reads it. */
 		smp_store_release(&w->round_ack, round);
+		/* This iteration's calls are done: kpk_wait_acks() reads it. */
 		smp_store_release(&w->ack, ph);
 		/*
 		 * Sleep now and then even when calling: the optimizer waits for
