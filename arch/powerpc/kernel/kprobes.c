@@ -119,6 +119,16 @@ bool kprobe_insn_pcrel(ppc_inst_t insn)
 	return get_op(word) == OP_19 && ((word >> 1) & 0x1f) == 2;
 }
 
+/* analyse_instr() of @insn in a kernel context (it checks privilege). */
+static int kprobe_analyse(struct instruction_op *op, ppc_inst_t insn)
+{
+	struct pt_regs regs;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.msr = mfmsr();
+	return analyse_instr(op, &regs, insn);
+}
+
 /**
  * kprobe_classify() - how a probed instruction can be run
  * @insn: the instruction
@@ -130,17 +140,13 @@ bool kprobe_insn_pcrel(ppc_inst_t insn)
 int kprobe_classify(ppc_inst_t insn, struct instruction_op *op)
 {
 	u32 word = ppc_inst_val(insn);
-	struct pt_regs regs;
 	int ret;
 
 	/* Opcode 0 is illegal (or "attn"): padding and data, not code. */
 	if (!word || is_trap(word) || !can_single_step(word))
 		return -EINVAL;
 
-	/* A kernel context: analyse_instr() checks privilege with it. */
-	memset(&regs, 0, sizeof(regs));
-	regs.msr = mfmsr();
-	ret = analyse_instr(op, &regs, insn);
+	ret = kprobe_analyse(op, insn);
 
 	switch (GETTYPE(op->type)) {
 	case SYSCALL:
@@ -219,14 +225,11 @@ static bool kprobe_in_prefixed(unsigned long addr)
 static int kprobe_reserve_type(unsigned long pos)
 {
 	struct instruction_op op;
-	struct pt_regs regs;
 	u32 word;
 
 	if (kprobe_orig_word(pos, &word) || get_op(word) != 31)
 		return 0;
-	memset(&regs, 0, sizeof(regs));
-	regs.msr = mfmsr();
-	analyse_instr(&op, &regs, ppc_inst(word));
+	kprobe_analyse(&op, ppc_inst(word));
 	return GETTYPE(op.type);
 }
 
