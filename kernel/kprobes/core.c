@@ -626,6 +626,7 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr, bool on_entry,
 {
 	struct kprobe_site *s;
 	struct kprobe *kp;
+	bool covered;
 	int ret;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -645,7 +646,7 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr, bool on_entry,
 	 * A jump optimizing a site just before @addr may cover it: put the
 	 * original instructions back before the arch decodes them.
 	 */
-	kprobe_opt_unoptimize_covering(addr);
+	covered = kprobe_opt_unoptimize_covering(addr);
 
 	if (on_ftrace) {
 		kp->flags |= KPROBE_FLAG_FTRACE;
@@ -655,6 +656,9 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr, bool on_entry,
 	}
 	if (ret) {
 		kfree(s);
+		/* No new site after all: that jump may go back in. */
+		if (covered)
+			kprobe_opt_retry_before(addr);
 		return ERR_PTR(ret);
 	}
 	return s;

@@ -173,7 +173,7 @@ static inline struct llist_node *kretprobe_mark(void) { return NULL; }
 void kprobe_opt_unoptimize_sites(struct list_head *batch);
 void kprobe_opt_optimize_sites(struct list_head *batch);
 void kprobe_opt_unoptimize_site(struct kprobe_site *s);
-void kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr);
+bool kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr);
 void kprobe_opt_retry_before(kprobe_opcode_t *addr);
 void kprobe_opt_remove_site(struct kprobe_site *s);
 int __init kprobe_optimizer_init(void);
@@ -181,7 +181,7 @@ int __init kprobe_optimizer_init(void);
 static inline void kprobe_opt_unoptimize_sites(struct list_head *batch) { }
 static inline void kprobe_opt_optimize_sites(struct list_head *batch) { }
 static inline void kprobe_opt_unoptimize_site(struct kprobe_site *s) { }
-static inline void kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr) { }
+static inline bool kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr) { return false; }
 static inline void kprobe_opt_retry_before(kprobe_opcode_t *addr) { }
 static inline void kprobe_opt_remove_site(struct kprobe_site *s) { }
 static inline int kprobe_optimizer_init(void) { return 0; }

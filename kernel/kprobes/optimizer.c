@@ -188,19 +188,22 @@ struct kprobe *get_optimized_kprobe(kprobe_opcode_t *addr)
  * A new site at @addr: a detour covering it copied the instruction that is
  * about to get a breakpoint.  Unoptimize and drop it; the arch decides
  * again, seeing the new breakpoint, when the site is next optimizable.
+ * Returns whether there was one (kprobe_opt_retry_before() if the new site
+ * is not created after all).
  */
-void kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr)
+bool kprobe_opt_unoptimize_covering(kprobe_opcode_t *addr)
 {
 	struct kprobe_site *s;
 	struct kprobe *kp;
 
 	kp = get_optimized_kprobe(addr);
 	if (!kp)
-		return;
+		return false;
 	s = to_site(kp);
 	kprobe_opt_unoptimize_site(s);
 	arch_remove_optimized_kprobe(&s->op);
 	s->state &= ~(SITE_OPT_READY | SITE_OPT_FAILED);
+	return true;
 }
 
 /*

@@ -499,6 +499,16 @@ static void test_opt_covering(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
 	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
 	KUNIT_EXPECT_EQ(test, pre_hits, 5);
+
+	/* Refused inside the jump's first instruction: the jump goes back. */
+	memset(&inside, 0, sizeof(inside));
+	inside.addr = kp.addr + 1;
+	inside.pre_handler = count_pre;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&inside), -EILSEQ);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
+	KUNIT_EXPECT_EQ(test, pre_hits, 6);
 	unregister_kprobe(&kp);
 }
 
