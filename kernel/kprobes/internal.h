@@ -154,6 +154,9 @@ void kprobe_blacklist_seq_show(struct seq_file *m, bool show_addr);
 /* What kprobe_running() is under kprobe_busy_begin(). */
 extern struct kprobe kprobe_busy;
 
+/* slots.c: wait for the slot collections scheduled so far (for KUnit). */
+void kprobe_slots_flush(void);
+
 /* kretprobe.c */
 #ifdef CONFIG_KRETPROBES
 int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs);

@@ -2796,6 +2796,52 @@ static void kpk_test_jprobe_optimized(struct kunit *test)
 #endif
 #endif /* CONFIG_JPROBES */
 
+/* The instruction slot pages /proc/kallsyms lists now. */
+static int kpk_insn_pages(void)
+{
+	char sym[KSYM_NAME_LEN], type;
+	unsigned long value;
+	int i, n = 0;
+
+	for (i = 0; !kprobe_get_kallsym(i, &value, &type, sym); i++)
+		n += !strcmp(sym, "kprobe_insn_page");
+	return n;
+}
+
+/*
+ * Slots given back clean (never run, e.g. after a failed prepare) empty their
+ * pages, which are then freed but one, as after dirty frees: take slots until
+ * two new pages are listed, give them all back, and wait for the collection
+ * that scheduled.  A collection scheduled before would free them too: it is
+ * waited for first.  Nothing else may take or free slots meanwhile (at boot,
+ * nothing does).
+ */
+static void kpk_test_slot_pages(struct kunit *test)
+{
+	const int per_page = PAGE_SIZE / (KPROBE_INSN_SLOT_SIZE *
+					  sizeof(kprobe_opcode_t));
+	int before, during, max, i;
+	kprobe_opcode_t **slots;
+
+	kprobe_slots_flush();
+	before = kpk_insn_pages();
+	max = (before + 3) * per_page;
+	slots = kunit_kcalloc(test, max, sizeof(*slots), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, slots);
+	for (i = 0; i < max && kpk_insn_pages() < before + 2; i++) {
+		slots[i] = get_insn_slot();
+		if (!slots[i])
+			break;
+	}
+	during = kpk_insn_pages();
+	while (i--)
+		free_insn_slot(slots[i], 0);
+	KUNIT_ASSERT_GE(test, during, before + 2);
+
+	kprobe_slots_flush();
+	KUNIT_EXPECT_LE(test, kpk_insn_pages(), before + 1);
+}
+
 static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_errno_args),
 	KUNIT_CASE(kpk_test_errno_offset),
@@ -2809,6 +2855,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_errno_batch_args),
 	KUNIT_CASE(kpk_test_errno_unregister),
 	KUNIT_CASE(kpk_test_errno_sections),
+	KUNIT_CASE(kpk_test_slot_pages),
 	KUNIT_CASE_PARAM(kpk_test_hits, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_hits_offset),
 	KUNIT_CASE_PARAM(kpk_test_redirect, kpk_sites_gen_params),

@@ -193,6 +193,9 @@ static void free_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot,
 		}
 	} else {
 		kip->slots[i] = SLOT_CLEAN;
+		/* The collector frees empty pages but one. */
+		if (!kip->nused && !kip->nunclean)
+			schedule_work(&c->gc_work);
 	}
 out:
 	mutex_unlock(&c->mutex);
@@ -207,22 +210,29 @@ static void collect_garbage(struct work_struct *work)
 	struct kprobe_insn_cache *c =
 		container_of(work, struct kprobe_insn_cache, gc_work);
 	struct kprobe_insn_page *kip, *tmp;
-	bool spare = false;
+	bool spare = false, dirty = false;
 	int i;
 
 	mutex_lock(&c->mutex);
 	list_for_each_entry(kip, &c->pages, list) {
 		for (i = 0; i < c->nslots; i++) {
-			if (kip->slots[i] == SLOT_DIRTY)
+			if (kip->slots[i] == SLOT_DIRTY) {
 				kip->slots[i] = SLOT_COLLECTING;
+				dirty = true;
+			}
 		}
 	}
 	c->has_dirty = false;
 	mutex_unlock(&c->mutex);
 
-	/* CPUs in the slots, then tasks preempted in them. */
-	synchronize_rcu();
-	synchronize_rcu_tasks();
+	/*
+	 * CPUs in the slots, then tasks preempted in them.  Pages emptied by
+	 * clean frees only need none of it.
+	 */
+	if (dirty) {
+		synchronize_rcu();
+		synchronize_rcu_tasks();
+	}
 
 	mutex_lock(&c->mutex);
 	list_for_each_entry_safe(kip, tmp, &c->pages, list) {
@@ -266,6 +276,17 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty)
 {
 	free_slot(&kprobe_insn_slots, slot, dirty);
 }
+
+#if IS_ENABLED(CONFIG_KPROBES_KUNIT_TEST)
+/* For the KUnit suite: see internal.h. */
+void kprobe_slots_flush(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprobe_caches); i++)
+		flush_work(&kprobe_caches[i]->gc_work);
+}
+#endif
 
 #ifdef CONFIG_OPTPROBES
 /**
