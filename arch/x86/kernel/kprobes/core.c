@@ -711,6 +711,9 @@ void arch_remove_kprobe(struct kprobe *p)
 {
 	if (!p->ainsn.insn)
 		return;
+	/* For perf's decoders, as when it was written. */
+	perf_event_text_poke(p->ainsn.insn, p->ainsn.insn, KPROBE_INSN_SLOT_SIZE,
+			     NULL, 0);
 	/* A task may have been preempted in a boosted copy: let the core wait. */
 	free_insn_slot(p->ainsn.insn, p->ainsn.boostable);
 	p->ainsn.insn = NULL;

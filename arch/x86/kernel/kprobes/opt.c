@@ -45,6 +45,7 @@
 #include <linux/preempt.h>
 #include <linux/list.h>
 #include <linux/memory.h>
+#include <linux/perf_event.h>
 
 #include <asm/text-patching.h>
 #include <asm/insn.h>
@@ -449,6 +450,7 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 		return ret;
 	}
 	text_poke_copy(slot, buf, ret);
+	perf_event_text_poke(slot, NULL, 0, buf, ret);
 
 	memcpy(op->optinsn.copied_insn, orig, KPROBE_OPT_JUMP_SIZE);
 	op->optinsn.size = len;
@@ -460,6 +462,8 @@ void arch_remove_optimized_kprobe(struct optimized_kprobe *op)
 {
 	if (!op->optinsn.insn)
 		return;
+	perf_event_text_poke(op->optinsn.insn, op->optinsn.insn,
+			     MAX_OPTINSN_SIZE, NULL, 0);
 	free_optinsn_slot(op->optinsn.insn, 1);
 	WRITE_ONCE(op->optinsn.insn, NULL);
 	op->optinsn.size = 0;
