@@ -234,10 +234,8 @@ bool kprobe_is_site(struct kprobe *p)
 struct kprobe kprobe_busy = {
 	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
 	/*
-	 * A fault in a handler run while this is kprobe_running() (a kretprobe
-	 * return handler; kretprobe.c sets it without kprobe_busy_begin()) is
-	 * offered to this one's probes: it has none, but its list must be
-	 * walkable.
+	 * A fault in code run while this is kprobe_running() is offered to
+	 * this one's probes: it has none, but its list must be walkable.
 	 */
 	.list = LIST_HEAD_INIT(kprobe_busy.list),
 };
@@ -1406,6 +1404,7 @@ static int __init init_kprobes(void)
 		return ret;
 	}
 	kprobe_optimizer_init();
+	kretprobe_init();
 	WRITE_ONCE(kprobes_initialized, true);
 	return 0;
 }

@@ -159,6 +159,7 @@ void kprobe_slots_flush(void);
 
 /* kretprobe.c */
 #ifdef CONFIG_KRETPROBES
+void __init kretprobe_init(void);
 int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs);
 void kretprobe_abandon(struct llist_node *mark);
 
@@ -167,6 +168,7 @@ static inline struct llist_node *kretprobe_mark(void)
 	return current->kretprobe_instances.first;
 }
 #else
+static inline void kretprobe_init(void) { }
 static inline void kretprobe_abandon(struct llist_node *mark) { }
 static inline struct llist_node *kretprobe_mark(void) { return NULL; }
 #endif

@@ -1174,6 +1174,10 @@ struct kpk_rp {
 	bool skip_odd;		/* entry handler drops odd arguments */
 	unsigned long last_ret;
 	struct completion *entered;	/* completed by the entry handler */
+	/* What the last return handler saw. */
+	unsigned long seen_retaddr;	/* get_kretprobe_retaddr() */
+	kprobe_opcode_t *seen_addr;	/* kprobe_running()->addr */
+	u32 seen_flags;			/* kprobe_running()->flags */
 };
 
 #define to_kpk_rp(r)	container_of(r, struct kpk_rp, rp)
@@ -1203,6 +1207,11 @@ static int kpk_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	k = to_kpk_rp(rp);
 	WRITE_ONCE(k->last_ret, regs_return_value(regs));
+	WRITE_ONCE(k->seen_retaddr, get_kretprobe_retaddr(ri));
+	if (kprobe_running()) {
+		WRITE_ONCE(k->seen_addr, kprobe_running()->addr);
+		WRITE_ONCE(k->seen_flags, kprobe_running()->flags);
+	}
 	atomic_inc(&k->ret);
 	if (rp->data_size >= sizeof(*d) && d->magic == KPK_RP_MAGIC &&
 	    (int)regs_return_value(regs) == (int)d->arg + k->delta)
@@ -1286,6 +1295,39 @@ static void kpk_test_kretprobe_entry_skip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, k->last_ret, 2 * KPK_CALLS + 2);
 	KUNIT_EXPECT_EQ(test, k->rp.nmissed, 0);
 	kpk_unreg_rp(test, &k->rp);
+}
+
+/*
+ * What a return handler sees of its context, with two kretprobes on the
+ * function: both the caller's return address (the second one's instance
+ * saved the trampoline), and as kprobe_running() the function's entry, as
+ * bpf_get_func_ip() reads it.
+ */
+static void kpk_test_kretprobe_context(struct kunit *test)
+{
+	struct kpk_rp *a = kpk_rp_new(test, "kpk_target_b", 2, false);
+	struct kpk_rp *b = kpk_rp_new(test, "kpk_target_b", 2, false);
+	kprobe_opcode_t *entry;
+
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &a->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &b->rp), 0);
+	entry = a->rp.kp.addr;
+	KUNIT_EXPECT_PTR_EQ(test, b->rp.kp.addr, entry);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->ret), KPK_CALLS);
+	kpk_unreg_rp(test, &b->rp);
+	kpk_unreg_rp(test, &a->rp);
+
+	/* a's instance, the older one, saved the caller's address. */
+	KUNIT_EXPECT_FALSE(test, is_kretprobe_trampoline(a->seen_retaddr));
+	KUNIT_EXPECT_TRUE(test, __kernel_text_address(a->seen_retaddr));
+	KUNIT_EXPECT_EQ(test, b->seen_retaddr, a->seen_retaddr);
+
+	KUNIT_EXPECT_PTR_EQ(test, a->seen_addr, entry);
+	KUNIT_EXPECT_PTR_EQ(test, b->seen_addr, entry);
+	KUNIT_EXPECT_TRUE(test, a->seen_flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_TRUE(test, b->seen_flags & KPROBE_FLAG_ON_FUNC_ENTRY);
 }
 
 /* depth levels of recursion through an opaque pointer. */
@@ -1671,8 +1713,8 @@ static void kpk_test_fault_in_handler(struct kunit *test)
 
 /*
  * Faults in kretprobe handlers.  The return handler runs with the CPU marked
- * busy as kprobe_busy_begin() does: kprobe_running() is then the core's
- * kprobe_busy, so the fault reaches kprobe_fault_handler() with it as
+ * busy, as kprobe_busy_begin() does: kprobe_running() is then kretprobe.c's
+ * per-CPU stand-in, so the fault reaches kprobe_fault_handler() with it as
  * the running probe, and kprobe_call_fault_handlers() walks its (empty) list
  * of members.  No fault handler fixes the fault; the exception table of
  * __get_user() does, and the handler sees -EFAULT.  The entry handler runs
@@ -2865,6 +2907,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE_PARAM(kpk_test_aggregate, kpk_sites_gen_params),
 	KUNIT_CASE_PARAM(kpk_test_kretprobe, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_kretprobe_entry_skip),
+	KUNIT_CASE(kpk_test_kretprobe_context),
 	KUNIT_CASE(kpk_test_kretprobe_maxactive),
 	KUNIT_CASE_PARAM(kpk_test_kretprobe_and_kprobe, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_kretprobe_batch),

@@ -30,6 +30,25 @@
 
 #include "internal.h"
 
+/*
+ * What kprobe_running() is while a return handler runs: no probe of its own
+ * (an empty list, so that a fault in the handler finds no fault handler), but
+ * the address and entry flag of the kretprobe whose handler runs, for the
+ * handlers that ask where they are (bpf_get_func_ip()).  Per CPU, with
+ * preemption disabled: once it is current_kprobe no other return handler
+ * runs on the CPU, and one that ran in an NMI just before that set its
+ * fields for its own handlers only (they are set before each handler).
+ */
+static DEFINE_PER_CPU(struct kprobe, kretprobe_running_kp);
+
+void __init kretprobe_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_LIST_HEAD(&per_cpu(kretprobe_running_kp, cpu).list);
+}
+
 void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
 					kprobe_opcode_t *correct_ret_addr)
 {
@@ -178,8 +197,8 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	struct llist_node *first, *node, *last = NULL;
 	struct kretprobe_instance *ri;
 	unsigned long correct_ret_addr;
+	struct kprobe *running = NULL;
 	struct kretprobe *rp;
-	bool run;
 
 	correct_ret_addr = kretprobe_next_ret(current, &last);
 	/* Nowhere to return to: the task's list is corrupted. */
@@ -191,13 +210,12 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	preempt_disable();
 	/*
 	 * Inside another probe's handler, our handlers would reenter kprobes:
-	 * count them as missed.  Otherwise mark the CPU busy so that a probe
-	 * hit by a handler counts as missed (kprobe_busy_begin(), without a
-	 * second preempt_disable()).
+	 * count them as missed.  Otherwise a probe hit by a handler counts as
+	 * missed, kprobe_running() being kretprobe_running_kp.
 	 */
-	run = !kprobe_running();
-	if (run) {
-		__this_cpu_write(current_kprobe, &kprobe_busy);
+	if (!kprobe_running()) {
+		running = this_cpu_ptr(&kretprobe_running_kp);
+		__this_cpu_write(current_kprobe, running);
 		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	}
 
@@ -214,10 +232,19 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		WARN_ON_ONCE(ri->fp != frame_pointer);
 		rp = get_kretprobe(ri);
 		if (rp && rp->handler) {
-			if (run)
+			if (running) {
+				/*
+				 * A second kretprobe's instance saved the
+				 * trampoline (get_kretprobe_retaddr()).
+				 */
+				ri->ret_addr = (kprobe_opcode_t *)correct_ret_addr;
+				running->addr = rp->kp.addr;
+				running->flags = rp->kp.flags &
+						 KPROBE_FLAG_ON_FUNC_ENTRY;
 				rp->handler(ri, regs);
-			else
+			} else {
 				kprobe_count_missed(&rp->nmissed);
+			}
 		}
 		if (node == last)
 			break;
@@ -231,7 +258,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		kretprobe_recycle(ri);
 	}
 
-	if (run)
+	if (running)
 		__this_cpu_write(current_kprobe, NULL);
 	preempt_enable();
 
