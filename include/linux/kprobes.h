@@ -175,12 +175,15 @@ struct kretprobe {
 };
 
 /*
- * Hard limits, so that a bad maxactive/data_size fails instead of OOMing.
- * An instance and its data must fit in one objpool object.
+ * Hard limits, so that a bad maxactive/data_size fails instead of OOMing:
+ * an instance and its data in one objpool object, and all instances in
+ * KRETPROBE_MAX_POOL_SIZE bytes (objpool's rings of pointers, one per
+ * possible CPU, come on top).
  */
 #define KRETPROBE_MAX_MAXACTIVE		BIT(16)
 #define KRETPROBE_MAX_DATA_SIZE		\
 	(OBJPOOL_OBJECT_SIZE_MAX - sizeof(struct kretprobe_instance))
+#define KRETPROBE_MAX_POOL_SIZE		(16UL << 20)
 
 /**
  * struct kretprobe_holder - the instance pool of a kretprobe

@@ -814,6 +814,31 @@ static void kpk_test_errno_kretprobe(struct kunit *test)
 				      "maxactive %d data_size %zu: %d",
 				      huge[i].maxactive, huge[i].data_size, ret);
 	}
+	/* Both limits at once are too much memory. */
+	{
+		struct kretprobe rp = {
+			.kp.symbol_name = "kpk_target_a",
+			.handler = kpk_rp_handler,
+			.maxactive = KRETPROBE_MAX_MAXACTIVE,
+			.data_size = KRETPROBE_MAX_DATA_SIZE,
+		};
+
+		KUNIT_EXPECT_EQ(test, kpk_try_rp(&rp), -E2BIG);
+	}
+	/* The largest maxactive with little data works. */
+	{
+		struct kretprobe rp = {
+			.kp.symbol_name = "kpk_target_a",
+			.handler = kpk_rp_handler,
+			.maxactive = KRETPROBE_MAX_MAXACTIVE,
+			.data_size = 16,
+		};
+
+		ret = register_kretprobe(&rp);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (!ret)
+			unregister_kretprobe(&rp);
+	}
 	/* At the limits it works. */
 	{
 		struct kretprobe rp = {

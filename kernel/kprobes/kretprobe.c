@@ -344,6 +344,9 @@ static int kretprobe_prepare(struct kretprobe *rp)
 		return -E2BIG;
 	maxactive = rp->maxactive > 0 ? rp->maxactive :
 					KRETPROBE_DEFAULT_MAXACTIVE;
+	if ((u64)maxactive * (sizeof(struct kretprobe_instance) +
+			      rp->data_size) > KRETPROBE_MAX_POOL_SIZE)
+		return -E2BIG;
 
 	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
 	if (!rph)
@@ -428,7 +431,8 @@ NOKPROBE_SYMBOL(kretprobes_register);
  *
  * Return: 0, or the error of the first that failed (see register_kprobe());
  * besides, -EINVAL if one is not at a function entry, -E2BIG if its maxactive
- * or data_size is above KRETPROBE_MAX_MAXACTIVE or KRETPROBE_MAX_DATA_SIZE.
+ * or data_size is above KRETPROBE_MAX_MAXACTIVE or KRETPROBE_MAX_DATA_SIZE, or
+ * its instances would take more than KRETPROBE_MAX_POOL_SIZE bytes.
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
