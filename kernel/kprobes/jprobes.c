@@ -78,6 +78,24 @@ static unsigned long jprobe_stack_len(unsigned long sp)
 NOKPROBE_SYMBOL(jprobe_stack_len);
 
 /*
+ * The stack bytes at the hit are the top of the caller's frame, which may
+ * hold the KASAN redzones of its locals: copy them unchecked.  @sp is long
+ * aligned, so is the length.
+ */
+static __no_sanitize_address void jprobe_copy_stack(void *dst, const void *src,
+						    unsigned long len)
+{
+	const unsigned long *s = src;
+	unsigned long *d = dst;
+	unsigned long i;
+
+	for (i = 0; i < len / sizeof(long); i++)
+		d[i] = READ_ONCE_NOCHECK(s[i]);
+}
+
+NOKPROBE_SYMBOL(jprobe_copy_stack);
+
+/*
  * The handler's frames below @sp are abandoned without their epilogues: with
  * KASAN, the redzones of their locals would stay poisoned under the stack
  * the probed function goes on with.  Unpoison from the base of the task
@@ -110,7 +128,7 @@ static int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	}
 
 	f->len = jprobe_stack_len(sp);
-	memcpy(f->stack, (void *)sp, f->len);
+	jprobe_copy_stack(f->stack, (void *)sp, f->len);
 	f->regs = *regs;
 	f->sp = sp;
 	f->task = current;
@@ -157,7 +175,7 @@ enum jprobe_break_result jprobe_break(struct pt_regs *regs, unsigned long addr)
 			    site->addr);
 
 	jprobe_unpoison_stack(f->sp, kernel_stack_pointer(regs));
-	memcpy((void *)f->sp, f->stack, f->len);
+	jprobe_copy_stack((void *)f->sp, f->stack, f->len);
 	arch_jprobe_restore_regs(regs, &f->regs);
 	/* The handler's frame never returns: nor do kretprobes on it. */
 	kretprobe_abandon(f->kri);

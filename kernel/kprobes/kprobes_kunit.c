@@ -2794,6 +2794,58 @@ static void kpk_test_jprobe_nested(struct kunit *test)
 	kpk_unreg_jp(test, outer);
 }
 
+/* One argument, in a register on every arch: no stack arguments above. */
+static noinline __used long kpk_jtarget1(long x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	return 3 * x;
+}
+
+static long kpk_jhandler1(long x)
+{
+	kpk_jh_seen[0] = x;
+	atomic_inc(&kpk_jh_hits);
+	jprobe_return();
+	return 0;
+}
+
+/*
+ * Calls kpk_jtarget1() directly, with a local whose address escapes: with
+ * KASAN_STACK the redzones of that local are at the top of this frame, just
+ * above the callee's return address, where a jprobe hit saves and restores
+ * the stack.
+ */
+static noinline long kpk_jcall_guarded(long x)
+{
+	char buf[8];
+	char *p = buf;
+
+	OPTIMIZER_HIDE_VAR(p);
+	p[0] = 1;
+	return kpk_jtarget1(x) + p[0] - 1;
+}
+
+/*
+ * A caller's frame with KASAN redzones under the saved stack bytes: they are
+ * copied unchecked (a KASAN report in the debug flavour otherwise).
+ */
+static void kpk_test_jprobe_guarded_caller(struct kunit *test)
+{
+	struct jprobe *jp = kpk_jnew(test, "kpk_jtarget1");
+	int c;
+
+	jp->entry = kpk_jhandler1;
+	kpk_jreset();
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
+	for (c = 0; c < KPK_CALLS; c++) {
+		KUNIT_EXPECT_EQ(test, kpk_jcall_guarded(c + 5), 3 * (c + 5));
+		KUNIT_EXPECT_EQ(test, kpk_jh_seen[0], c + 5);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, jp->kp.nmissed, 0);
+	kpk_unreg_jp(test, jp);
+}
+
 #ifdef CONFIG_OPTPROBES
 static int kpk_jh_int_seen;
 
@@ -2956,6 +3008,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_jprobe_errno),
 	KUNIT_CASE_PARAM(kpk_test_jprobe_coexist, kpk_jsites_gen_params),
 	KUNIT_CASE(kpk_test_jprobe_nested),
+	KUNIT_CASE(kpk_test_jprobe_guarded_caller),
 	KUNIT_CASE(kpk_test_jprobe_kretprobed),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(kpk_test_jprobe_optimized),
