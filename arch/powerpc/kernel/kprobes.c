@@ -767,6 +767,11 @@ void arch_jprobe_resume(struct kprobe *site, struct pt_regs *regs)
 	if (kprobe_ftrace(site)) {
 		/* As kprobe_ftrace_handler() does once the call "ran". */
 		regs_set_return_ip(regs, (unsigned long)site->addr + MCOUNT_INSN_SIZE);
+		/*
+		 * And as ftrace_regs_exit does: r0 is the LR the prologue may
+		 * save after the call, possibly a kretprobe's trampoline now.
+		 */
+		regs->gpr[0] = regs->link;
 		if (READ_ONCE(site->post_handler)) {
 			kcb->kprobe_status = KPROBE_HIT_SSDONE;
 			kprobe_call_post_handlers(site, regs);
