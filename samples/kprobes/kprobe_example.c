@@ -2,11 +2,12 @@
 /*
  * kprobe_example: count and report the calls of one kernel function.
  *
- *   insmod kprobe_example.ko symbol=<function> [offset=<bytes>] [verbose=1]
+ *   insmod kprobe_example.ko symbol=<function> [offset=<bytes>] [verbose=0]
  *
- * Every hit is counted; with verbose=1 each hit also prints the task and the
- * instruction pointer seen by the pre and post handlers (rate limited).  The
- * totals are printed when the module is removed.
+ * Every hit is counted.  By default each hit also prints (rate limited): the
+ * pre handler the task and the instruction pointer, the post handler the
+ * address of the next instruction.  verbose=0 counts silently.  The totals
+ * are printed when the module is removed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

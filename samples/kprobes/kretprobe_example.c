@@ -8,7 +8,10 @@
  * The entry handler stamps the start time into the instance's private data,
  * the return handler prints the return value and the time spent
  * (rate limited).  Calls that found no free instance are counted in nmissed,
- * printed when the module is removed.
+ * printed when the module is removed.  Calls made by kernel threads (no mm)
+ * are skipped: the entry handler returns 1 for them, so that their returns
+ * are not reported, nor counted as missed (unless no instance was free, in
+ * which case the entry handler does not run).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
