@@ -28,7 +28,6 @@ rc=0
 for v in ${BENCH_VARIANTS:-upstream ours}; do
 	export VARIANT=$v
 	build=$(ws_build_dir "$WS_ARCH")
-	mod="$WS_CACHE/bench/$v-$WS_ARCH"
 	mkdir -p "$build/logs"
 	log="$build/logs/bench-$(date +%Y%m%d-%H%M%S).log"
 	if ! "$WS_REPO/ws/kernel.sh" >&2; then
@@ -36,18 +35,11 @@ for v in ${BENCH_VARIANTS:-upstream ours}; do
 		logs+=("$log"); rc=1
 		continue
 	fi
-	# The module, out of tree (not under the build dir: make check would
-	# pack it into its initramfs).  Cheap: no need for the build lock.
-	rm -rf "$mod"; mkdir -p "$mod"
-	cp -r "$WS_REPO/tools/testing/kprobes-bench/." "$mod/"
-	ws_log "building kprobes_bench.ko against $build"
-	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$build" M="$mod" ARCH="$K_ARCH" \
-		CROSS_COMPILE="$K_CROSS" -j"$(nproc)" -s modules >&2; then
+	if ! initrd=$(ws_bench_initrd); then
 		echo "WS-HOST: $v/$WS_ARCH base $(ws_base_version) build failed: kprobes_bench.ko" > "$log"
 		logs+=("$log"); rc=1
 		continue
 	fi
-	initrd=$("$WS_REPO/ws/initramfs.sh" "$WS_ARCH" bench "$mod/kprobes_bench.ko")
 	WS_QUIET=1 WS_QEMU_ARGS="$qemu_args${WS_QEMU_ARGS:+ $WS_QEMU_ARGS}" \
 		WS_APPEND="$append${WS_APPEND:+ $WS_APPEND}" \
 		WS_TIMEOUT="${WS_TIMEOUT:-$((2 * WS_BOOT_TIMEOUT))}" \

@@ -105,3 +105,20 @@ ws_kmake() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${lock[@]}" make -C "$(ws_tree_dir)" O="$(ws_build_dir "$WS_ARCH")" ARCH="$K_ARCH" \
 		CROSS_COMPILE="$K_CROSS" CC="$cc" -j"$(nproc)" -s "$@"
 }
+
+# Build tools/testing/kprobes-bench's module against the kernel of VARIANT
+# for WS_ARCH (ws_arch first; the kernel must be built) and the bench
+# initramfs with it; print the initramfs' path.  The module is built out of
+# tree, in $WS_CACHE/bench/VARIANT-ARCH, not under the build dir: make check
+# would pack it into its initramfs.  Cheap: no need for the build lock.
+ws_bench_initrd() {
+	local build mod
+	build=$(ws_build_dir "$WS_ARCH")
+	mod="$WS_CACHE/bench/$VARIANT-$WS_ARCH"
+	rm -rf "$mod"; mkdir -p "$mod"
+	cp -r "$WS_REPO/tools/testing/kprobes-bench/." "$mod/"
+	ws_log "building kprobes_bench.ko against $build"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$build" M="$mod" ARCH="$K_ARCH" \
+		CROSS_COMPILE="$K_CROSS" -j"$(nproc)" -s modules >&2 || return 1
+	"$WS_REPO/ws/initramfs.sh" "$WS_ARCH" bench "$mod/kprobes_bench.ko"
+}
