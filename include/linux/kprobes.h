@@ -488,8 +488,12 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				a hit that runs no handler (reentry)
  *   get_insn_slot() / free_insn_slot(slot, dirty)
  *   get_optinsn_slot() / free_optinsn_slot(slot, dirty)
+ * and, not on the hit path (kprobe_mutex held):
+ *   kprobe_text_reserved(start, end)
+ *				jump labels or static calls own some of the text
  */
 struct kprobe *get_kprobe(void *addr);
+bool kprobe_text_reserved(void *start, void *end);
 int __kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs);
 void __kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs);
 

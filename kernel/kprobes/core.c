@@ -414,6 +414,29 @@ static bool kprobe_in_preamble(unsigned long addr)
 	return str_has_prefix(name, "__pfx_") || str_has_prefix(name, "__cfi_");
 }
 
+/**
+ * kprobe_text_reserved() - whether jump labels or static calls own some text
+ * @start: its first byte
+ * @end: its last byte
+ *
+ * For the core's checks of a new probe and the arch's checks of the range a
+ * jump replaces; kprobe_mutex held, no CPU hotplug or jump label lock.
+ *
+ * Return: true if a jump label or a static call site lies in [@start, @end].
+ */
+bool kprobe_text_reserved(void *start, void *end)
+{
+	bool ret;
+
+	cpus_read_lock();
+	jump_label_lock();
+	ret = jump_label_text_reserved(start, end) ||
+	      static_call_text_reserved(start, end);
+	jump_label_unlock();
+	cpus_read_unlock();
+	return ret;
+}
+
 /*
  * May @addr be probed?  On success the module containing it, if any, is
  * pinned in *@modp, and *@on_ftrace says whether the site must be armed
@@ -441,15 +464,10 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp,
 		goto fail;
 
 	/* Code patched by jump labels and static calls is theirs. */
-	cpus_read_lock();
-	jump_label_lock();
-	if (jump_label_text_reserved(addr, addr) ||
-	    static_call_text_reserved(addr, addr))
+	if (kprobe_text_reserved(addr, addr)) {
 		ret = -EBUSY;
-	jump_label_unlock();
-	cpus_read_unlock();
-	if (ret)
 		goto fail;
+	}
 
 	*modp = mod;
 	return 0;

@@ -185,13 +185,8 @@ void riscv_opt_recover(unsigned long addr, u8 *buf, size_t len)
 static bool opt_text_reserved(unsigned long addr, unsigned long size)
 {
 	void *start = (void *)addr, *last = (void *)(addr + size - 1);
-	bool ret;
 
-	/* The jump label tables, sorted in place as modules come, need it. */
-	jump_label_lock();
-	ret = jump_label_text_reserved(start, last);
-	jump_label_unlock();
-	return ret || static_call_text_reserved(start, last) ||
+	return kprobe_text_reserved(start, last) ||
 	       ftrace_text_reserved(start, last);
 }
 

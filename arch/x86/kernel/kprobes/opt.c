@@ -324,11 +324,7 @@ static bool opt_text_reserved(unsigned long addr, int size)
 	void *start = (void *)addr, *last = (void *)(addr + size - 1);
 	bool ret;
 
-	/* The jump label tables, sorted in place as modules come, need it. */
-	jump_label_lock();
-	ret = jump_label_text_reserved(start, last);
-	jump_label_unlock();
-	if (ret || static_call_text_reserved(start, last) ||
+	if (kprobe_text_reserved(start, last) ||
 	    ftrace_text_reserved(start, last))
 		return true;
 	/*
