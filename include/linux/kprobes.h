@@ -499,7 +499,9 @@ void __kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs);
 
 /*
  * The member whose handler runs on this CPU, for kprobe_call_fault_handlers():
- * a fault in a handler goes to that member's fault handler only.
+ * a fault in a handler goes to that member's fault handler only.  Set for
+ * the members of aggregates only: a lone member is the one probe that
+ * kprobe_call_fault_handlers() would offer the fault to anyway.
  */
 DECLARE_PER_CPU(struct kprobe *, kprobe_instance);
 
@@ -519,7 +521,6 @@ static __always_inline int kprobe_call_pre_handlers(struct kprobe *site,
 {
 	struct list_head *first = READ_ONCE(site->list.next);
 	struct kprobe *p;
-	int ret;
 
 	if (unlikely(!kprobe_lone_member(site, first)))
 		return __kprobe_call_pre_handlers(site, regs);
@@ -530,10 +531,7 @@ static __always_inline int kprobe_call_pre_handlers(struct kprobe *site,
 	__this_cpu_inc(*p->hits);
 	if (!p->pre_handler)
 		return 0;
-	__this_cpu_write(kprobe_instance, p);
-	ret = p->pre_handler(p, regs);
-	__this_cpu_write(kprobe_instance, NULL);
-	return ret;
+	return p->pre_handler(p, regs);
 }
 
 static __always_inline void kprobe_call_post_handlers(struct kprobe *site,
@@ -549,9 +547,7 @@ static __always_inline void kprobe_call_post_handlers(struct kprobe *site,
 	p = list_entry(first, struct kprobe, list);
 	if (!p->post_handler || unlikely(kprobe_disabled(p)))
 		return;
-	__this_cpu_write(kprobe_instance, p);
 	p->post_handler(p, regs, 0);
-	__this_cpu_write(kprobe_instance, NULL);
 }
 
 int kprobe_call_fault_handlers(struct kprobe *site, struct pt_regs *regs,

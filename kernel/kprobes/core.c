@@ -158,9 +158,10 @@ NOKPROBE_SYMBOL(__kprobe_call_post_handlers);
  * @regs: the registers at the fault
  * @trapnr: the arch's trap number
  *
- * A fault inside a pre or post handler is offered to that handler's probe
- * only; a fault of the probed instruction itself, running out of line, is
- * offered to every enabled probe of the site until one fixes it.
+ * A fault inside a pre or post handler of an aggregate's member is offered
+ * to that member only; a fault of the probed instruction itself, running out
+ * of line, or of a lone member's handler, is offered to every enabled probe
+ * of the site until one fixes it.
  *
  * Return: 1 if a fault handler fixed the fault, else 0.
  */
