@@ -18,8 +18,12 @@
 	static unsigned long __used __section("_kprobe_blacklist")	\
 	__nokprobe_##fname = (unsigned long)(fname);			\
 	static inline void __nokprobe_end_##fname(void) { }
-/* Code placed in .kprobes.text is never probed. */
-# define __kprobes	__section(".kprobes.text")
+/*
+ * Code placed in .kprobes.text is never probed, nor traced: the arch code
+ * that marks functions __kprobes (fault and debug exception paths, text
+ * patching, instruction decoding) is called by kprobes and ftrace alike.
+ */
+# define __kprobes	notrace __section(".kprobes.text")
 /* Inlined so that the caller's blacklisting covers it too. */
 # define nokprobe_inline	__always_inline
 #else
