@@ -19,7 +19,9 @@
  * CPU executing it, the batch's writes are made in one stop_machine().
  *
  * Besides the hit path, the entry points of the API are NOKPROBE_SYMBOL():
- * kprobes does not probe its own code.
+ * kprobes does not probe its own code.  The functions of the hit path are
+ * not traced either (notrace here, the arch's files are built without the
+ * ftrace flags): a tracer's callback would run inside every hit.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
@@ -83,7 +85,7 @@ static struct hlist_head *kprobe_bucket(void *addr)
  *
  * Return: the site at @addr, or NULL.
  */
-struct kprobe *get_kprobe(void *addr)
+notrace struct kprobe *get_kprobe(void *addr)
 {
 	struct kprobe *p;
 
@@ -107,7 +109,8 @@ NOKPROBE_SYMBOL(get_kprobe);
  *
  * Return: non-zero if a handler redirected execution.
  */
-int __kprobe_call_pre_handlers(struct kprobe *site, struct pt_regs *regs)
+notrace int __kprobe_call_pre_handlers(struct kprobe *site,
+				       struct pt_regs *regs)
 {
 	struct kprobe *p;
 	int ret = 0;
@@ -138,7 +141,8 @@ NOKPROBE_SYMBOL(__kprobe_call_pre_handlers);
  * @site: the site whose probed instruction just ran
  * @regs: the registers after the probed instruction
  */
-void __kprobe_call_post_handlers(struct kprobe *site, struct pt_regs *regs)
+notrace void __kprobe_call_post_handlers(struct kprobe *site,
+					 struct pt_regs *regs)
 {
 	struct kprobe *p;
 
@@ -165,8 +169,8 @@ NOKPROBE_SYMBOL(__kprobe_call_post_handlers);
  *
  * Return: 1 if a fault handler fixed the fault, else 0.
  */
-int kprobe_call_fault_handlers(struct kprobe *site, struct pt_regs *regs,
-			       int trapnr)
+notrace int kprobe_call_fault_handlers(struct kprobe *site,
+				       struct pt_regs *regs, int trapnr)
 {
 	struct kprobe *cur = __this_cpu_read(kprobe_instance);
 	struct kprobe *p;
@@ -187,7 +191,7 @@ NOKPROBE_SYMBOL(kprobe_call_fault_handlers);
  * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
  * @site: the site that was hit, typically while another probe was running
  */
-void kprobes_inc_nmissed_count(struct kprobe *site)
+notrace void kprobes_inc_nmissed_count(struct kprobe *site)
 {
 	struct kprobe *p;
 

@@ -84,7 +84,7 @@ static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 }
 
 /* The pre handler of every kretprobe's kp, at the function's entry. */
-int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
+notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_holder *rph = rp->rph;
@@ -191,8 +191,8 @@ NOKPROBE_SYMBOL(is_kretprobe_trampoline);
  *
  * Return: the address the trampoline must return to.
  */
-unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
-					     void *frame_pointer)
+notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+						    void *frame_pointer)
 {
 	struct llist_node *first, *node, *last = NULL;
 	struct kretprobe_instance *ri;
