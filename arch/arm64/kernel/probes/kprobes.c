@@ -387,9 +387,13 @@ static int kprobe_reenter(struct kprobe *p, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_reenter);
 
-/* The probed instruction of @p, after its pre handlers did not redirect. */
-static void kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
-			    struct kprobe_ctlblk *kcb)
+/*
+ * The probed instruction of @p, after its pre handlers did not redirect.
+ * Inlined: it is most of a hit's work on this side of the trap.
+ */
+static nokprobe_inline void kprobe_run_insn(struct kprobe *p,
+					    struct pt_regs *regs,
+					    struct kprobe_ctlblk *kcb)
 {
 	if (p->ainsn.api.handler) {
 		kprobe_simulate(p, regs);
@@ -405,8 +409,6 @@ static void kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
 		kprobe_step(p, regs, kcb);
 	}
 }
-
-NOKPROBE_SYMBOL(kprobe_run_insn);
 
 /*
  * No site at @addr: if the BRK is not there any more, it was removed while

@@ -530,9 +530,13 @@ static bool kprobe_reenter(struct kprobe *p, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_reenter);
 
-/* The probed instruction of @p, after its pre handlers did not redirect. */
-static void kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
-			    struct kprobe_ctlblk *kcb)
+/*
+ * The probed instruction of @p, after its pre handlers did not redirect.
+ * Inlined: it is most of a hit's work on this side of the trap.
+ */
+static nokprobe_inline void kprobe_run_insn(struct kprobe *p,
+					    struct pt_regs *regs,
+					    struct kprobe_ctlblk *kcb)
 {
 	if (p->ainsn.simulate && !riscv_opt_resume_addr(p)) {
 		kprobe_run_stateless(p, regs, false);
@@ -547,8 +551,6 @@ static void kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
 		kprobe_step(p, regs, kcb);
 	}
 }
-
-NOKPROBE_SYMBOL(kprobe_run_insn);
 
 /*
  * No site at @addr: if the breakpoint is not there any more, it was removed
