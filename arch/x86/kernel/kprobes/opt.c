@@ -10,21 +10,22 @@
  *	push ss, sp, flags, cs, ip, orig_ax	struct pt_regs on the stack
  *	PUSH_GPRS_STRING
  *	movabs $op, %rdi; call detour_handler	run the pre handlers
- *	test %eax, %eax; RESTORE_REGS_STRING
- *	jz 1f
+ *	test %eax, %eax; jz 1f
+ *	regs->ss = regs->ip; RESTORE_REGS_STRING
  *	popf; lea 8(%rsp), %rsp; ret		redirected: see below
- *   1:	popf; lea 16(%rsp), %rsp
+ *   1:	RESTORE_REGS_STRING
+ *	popf; lea 16(%rsp), %rsp
  *	<displaced instructions, relocated>
  *	jmp addr + size
  *
  * The first part is the template below, copied; the rest is generated.
  *
  * Redirection: when a pre handler changes regs->ip and returns non-zero,
- * optprobe_detour_handler() stores regs->ip in the ss slot of the frame and
- * the detour returns to it with the other registers (and flags) as the
- * handlers left them, without running the displaced instructions.  A change
- * of regs->sp is not honoured: the stack pointer is back where the probe
- * hit.  (fail_function and bpf_override_return only change ip and ax.)
+ * the detour stores regs->ip in the ss slot of the frame and returns to it
+ * with the other registers (and flags) as the handlers left them, without
+ * running the displaced instructions.  A change of regs->sp is not
+ * honoured: the stack pointer is back where the probe hit.  (fail_function
+ * and bpf_override_return only change ip and ax.)
  *
  * Sites with post handlers are not optimized: the core keeps them on their
  * breakpoint.
@@ -55,6 +56,12 @@
 
 #include "common.h"
 
+/* Offsets in struct pt_regs, for the template. */
+#define OPT_REGS_IP	128
+#define OPT_REGS_SS	160
+static_assert(offsetof(struct pt_regs, ip) == OPT_REGS_IP);
+static_assert(offsetof(struct pt_regs, ssx) == OPT_REGS_SS);
+
 /*
  * The detour template (symbols in common.h).  It lives in .rodata: it is
  * never executed in place, only copied into detour slots and patched there.
@@ -82,14 +89,19 @@ asm(".pushsection .rodata, \"a\"\n"
 	"	.byte 0xe8\n"
 	"	.long 0\n"
 	"	testl %eax, %eax\n"
-	RESTORE_REGS_STRING
 	"	jz 1f\n"
+	/* Redirected: the ret below pops the ss slot. */
+	"	movq " __stringify(OPT_REGS_IP) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(OPT_REGS_SS) "(%rsp)\n"
+	RESTORE_REGS_STRING
 	"	popfq\n"
 	"	leaq 8(%rsp), %rsp\n"
 	".global optprobe_tmpl_ret\n"
 	"optprobe_tmpl_ret:\n"
 	"	.fill 5, 1, 0xcc\n"
-	"1:	popfq\n"
+	"1:\n"
+	RESTORE_REGS_STRING
+	"	popfq\n"
 	"	leaq 16(%rsp), %rsp\n"
 	".global optprobe_tmpl_end\n"
 	"optprobe_tmpl_end:\n"
@@ -110,7 +122,6 @@ static __used int optprobe_detour_handler(struct optimized_kprobe *op,
 					  struct pt_regs *regs)
 {
 	struct kprobe *p = &op->kp;
-	struct kprobe_ctlblk *kcb;
 	int redirected = 0;
 
 	preempt_disable();
@@ -122,14 +133,9 @@ static __used int optprobe_detour_handler(struct optimized_kprobe *op,
 	/* As a breakpoint on the first byte would show it (cs, ip: the asm). */
 	regs->sp += sizeof(long);	/* "pushq %rsp" ran after "pushq ss" */
 
-	kcb = get_kprobe_ctlblk();
 	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-	if (kprobe_call_pre_handlers(p, regs)) {
-		/* The ret of the redirect path pops the ss slot. */
-		regs->ssx = regs->ip;
-		redirected = 1;
-	}
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
+	redirected = kprobe_call_pre_handlers(p, regs);
 	reset_current_kprobe();
 out:
 	preempt_enable();
