@@ -3,19 +3,20 @@
 # instruction, then how many each function took.
 #
 # Environment: HT_PORT (QEMU's gdb stub), HT_SYM (a kernel function the hit
-# of the kind calls with a struct pt_regs * in register HT_ARG), HT_BACK
-# (the target's entry is regs->ip - HT_BACK), HT_OUT (the trace file).
-# x86_64 only: regs->ip is at offset 128 of struct pt_regs.
+# of the kind calls with a struct pt_regs * in register HT_ARG, whose
+# instruction pointer is at offset HT_IP_OFF), HT_PRE (empty, or a function
+# to reach once before HT_SYM), HT_MODS (the module space: "low high"),
+# HT_BACK (the target's entry is the saved ip - HT_BACK), HT_RET (a gdb
+# expression, at the entry, of the target's return address), HT_OUT (the
+# trace file).
 import os
 import re
 import time
 
 import gdb
 
-PT_REGS_IP = 128
 MASK = (1 << 64) - 1
-MAX_STEPS = 5000
-MODULES_VADDR = 0xffffffffa0000000    # with nokaslr
+MAX_STEPS = int(os.environ.get("HT_MAX", "5000"))
 
 
 def reg(expr):
@@ -41,14 +42,20 @@ def main():
     run("set pagination off")
     run("set confirm off")
     connect(os.environ["HT_PORT"])
+    env = os.environ
+    mod_lo, mod_hi = (int(x, 16) for x in env["HT_MODS"].split())
     # QEMU breakpoints: no guest text is written.
-    run("hbreak %s" % os.environ["HT_SYM"])
+    if env.get("HT_PRE"):
+        run("hbreak %s" % env["HT_PRE"])
+        run("continue")
+        run("delete")
+    run("hbreak %s" % env["HT_SYM"])
     # The first call for an address in module space, the bench module's.
     while True:
         run("continue")
-        ip = reg("*(unsigned long *)($%s + %d)" %
-                 (os.environ["HT_ARG"], PT_REGS_IP))
-        if ip >= MODULES_VADDR:
+        ip = reg("*(unsigned long *)($%s + %s)" %
+                 (env["HT_ARG"], env["HT_IP_OFF"]))
+        if mod_lo <= ip < mod_hi:
             break
     entry = ip - int(os.environ["HT_BACK"])
     run("delete")
@@ -56,7 +63,7 @@ def main():
     run("hbreak *%#x" % entry)
     run("continue")
     run("delete")
-    ret = reg("*(unsigned long *)$rsp")
+    ret = reg(env["HT_RET"])
     out.write("# target %#x, returns to %#x\n" % (entry, ret))
     funcs = []
     n = 0
@@ -66,6 +73,7 @@ def main():
             break
         line = run("x/i $pc").strip().lstrip("=> ").strip()
         out.write(line + "\n")
+        out.flush()
         m = re.search(r"<([^+>]+)", line)
         name = m.group(1) if m else "(no symbol: module, ftrace or detour)"
         if funcs and funcs[-1][0] == name:

@@ -1,40 +1,68 @@
 #!/bin/bash
-# Trace one probe hit on x86_64, instruction by instruction: where a kind's
-# path length (make bench) goes.  Boots the bench kernel of VARIANT with
-# QEMU's gdb stub and the guest's bench mode; gdb (ws/hit-trace.py) waits
-# for a kernel function that only KIND's hits call, then single-steps the
-# next call of the bench target from its entry to its return, and prints
-# every instruction and the count per function.  The count includes the
-# target's own instructions (4 for kretprobe, 5 for kprobe and optimized),
-# which make bench subtracts.  A reading aid; make bench is the measurement.
+# Trace one probe hit, instruction by instruction: where a kind's path
+# length (make bench) goes.  Boots the bench kernel of VARIANT with QEMU's
+# gdb stub and the guest's bench mode; gdb (ws/hit-trace.py) waits for a
+# kernel function that only KIND's hits call, then single-steps the next
+# call of the bench target from its entry to its return, and prints every
+# instruction and the count per function.  The count includes the target's
+# own instructions, which make bench subtracts.  A reading aid; make bench
+# is the measurement.
 #
-# usage: ws/hit-trace.sh KIND    (VARIANT=ours|upstream, default ours)
+# usage: ws/hit-trace.sh KIND    (ARCH=x86_64|arm64, default x86_64;
+#                                 VARIANT=ours|upstream, default ours)
 #   kprobe      breakpoint probe, optimization off
-#   optimized   jump-optimized probe (ours only)
-#   kretprobe   kretprobe on the traced function (both variants)
-# The trace goes to stdout and to $WS_CACHE/build/VARIANT-x86_64/logs.
+#   post        breakpoint probe with a post handler (ours only, arm64:
+#               upstream's plain kind takes the same two traps)
+#   optimized   jump-optimized probe (ours only, x86_64)
+#   kretprobe   kretprobe on the traced function (x86_64, both variants)
+# The trace goes to stdout and to $WS_CACHE/build/VARIANT-ARCH/logs.
 . "$(dirname "$0")/lib.sh"
-[ $# = 1 ] || ws_die "usage: $0 kprobe|optimized|kretprobe"
+[ $# = 1 ] || ws_die "usage: $0 kprobe|post|optimized|kretprobe"
 kind=$1
-ws_arch x86_64
-# HT_SYM: called on KIND's hits only (the first int3 that reaches
-# kprobe_int3_handler() is the first kind's), with a struct pt_regs * in
-# HT_ARG; the target's entry is regs->ip - HT_BACK (an int3 or an ftrace
-# call leaves ip one byte past the probe; the probe of the asm target is at
-# +3, its function-entry probe at +0).
-arg=rsi
-case $VARIANT/$kind in
-*/kprobe) sym=kprobe_int3_handler; arg=rdi; back=4 ;;
-ours/optimized) sym=optprobe_detour_handler; back=4 ;;
-ours/kretprobe) sym=kretprobe_pre_handler; back=1 ;;
-upstream/kretprobe) sym=pre_handler_kretprobe; back=1 ;;
-*) ws_die "no trace of '$kind' for VARIANT=$VARIANT" ;;
+arch=${ARCH:-x86_64}
+ws_arch "$arch"
+# HT_SYM: called on KIND's hits only (the first call that reaches it with a
+# probed address in module space is the bench's), with a struct pt_regs *
+# in HT_ARG; the target's entry is regs->ip - HT_BACK (an int3 or an ftrace
+# call leaves ip one byte past the probe; a BRK leaves it on the probe).
+# HT_PRE, if set, must be reached first: the kind before this one in the
+# bench calls HT_SYM too.  HT_RET: where the target returns to, read at its
+# entry.
+pre=
+# shellcheck disable=SC2016 # gdb expressions
+case $arch in
+x86_64)
+	arg=rsi; ret='*(unsigned long *)$rsp'; ip_off=128
+	mods='0xffffffffa0000000 0xffffffffff000000'
+	case $VARIANT/$kind in
+	*/kprobe) sym=kprobe_int3_handler; arg=rdi; back=4 ;;
+	ours/optimized) sym=optprobe_detour_handler; back=4 ;;
+	ours/kretprobe) sym=kretprobe_pre_handler; back=1 ;;
+	upstream/kretprobe) sym=pre_handler_kretprobe; back=1 ;;
+	esac ;;
+arm64)
+	# The bench's probe is at kprobes_bench_target+8.
+	arg=x0; ret='$x30'; ip_off=256; back=8
+	mods='0xffff800000000000 0xffff800080000000'
+	case $VARIANT/$kind in
+	*/kprobe) sym=kprobe_brk_handler ;;
+	# Upstream steps its plain kind's copy too: trace that one.
+	ours/post) pre=kprobe_ss_brk_handler; sym=kprobe_brk_handler ;;
+	esac ;;
+# riscv: QEMU 7.2's gdb stub steps over a whole trap (the EBREAK, its
+# handler and the SRET are one stepi), so there is nothing to trace.
+*) ws_die "hit-trace: no $arch (x86_64, arm64)" ;;
 esac
-command -v gdb > /dev/null || ws_die "gdb is missing (apt-get install gdb)"
+[ -n "${sym:-}" ] || ws_die "no trace of '$kind' for VARIANT=$VARIANT on $arch"
+# QEMU 7.2's gdb stub cannot single-step an arm64 guest under -icount
+# (the first stepi never returns); the trace does not need it.
+gdb=gdb icount="-icount shift=0,sleep=off "
+[ "$arch" = x86_64 ] || gdb=gdb-multiarch icount=
+command -v $gdb > /dev/null || ws_die "$gdb is missing (apt-get install $gdb)"
 
-"$WS_REPO/ws/setup.sh" x86_64
+"$WS_REPO/ws/setup.sh" "$arch"
 "$WS_REPO/ws/kernel.sh" >&2
-build=$(ws_build_dir x86_64)
+build=$(ws_build_dir "$arch")
 initrd=$(ws_bench_initrd)
 mkdir -p "$build/logs"
 out="$build/logs/hit-trace-$kind-$(date +%Y%m%d-%H%M%S).txt"
@@ -43,13 +71,14 @@ port=$((20000 + $$ % 10000))
 # One vCPU thread: the stub single-steps the CPU that stopped.  The guest
 # is killed by gdb once the hit is traced.
 WS_QUIET=1 WS_TCG_THREAD=single SMP=1 \
-	WS_QEMU_ARGS="-icount shift=0,sleep=off -gdb tcp:127.0.0.1:$port" \
+	WS_QEMU_ARGS="$icount-gdb tcp:127.0.0.1:$port" \
 	WS_APPEND="kunit.enable=0 nokaslr" WS_TIMEOUT=900 \
-	"$WS_REPO/ws/boot.sh" x86_64 bench "$initrd" > /dev/null 2>&1 &
+	"$WS_REPO/ws/boot.sh" "$arch" bench "$initrd" > /dev/null 2>&1 &
 qemu=$!
 rc=0
-HT_PORT=$port HT_SYM=$sym HT_ARG=$arg HT_BACK=$back HT_OUT=$out \
-	timeout 900 gdb -q -batch -ex "file $build/vmlinux" -x "$WS_REPO/ws/hit-trace.py" >&2 || rc=1
+HT_PORT=$port HT_SYM=$sym HT_PRE="$pre" HT_ARG=$arg HT_BACK=$back HT_OUT=$out \
+	HT_RET="$ret" HT_IP_OFF=$ip_off HT_MODS="$mods" \
+	timeout 900 $gdb -q -batch -ex "file $build/vmlinux" -x "$WS_REPO/ws/hit-trace.py" >&2 || rc=1
 wait $qemu || true
 [ -s "$out" ] || ws_die "no trace (gdb failed)"
 cat "$out"
