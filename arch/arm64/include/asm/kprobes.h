@@ -45,12 +45,15 @@ typedef u32 kprobe_opcode_t;
  * An instruction slot holds two copies of the probed instruction:
  *
  *   [KPROBE_SLOT_BOOST]	insn; B <probed address + 4>
- *   [KPROBE_SLOT_STEP]		insn; BRK #KPROBES_BRK_SS_IMM
+ *   [KPROBE_SLOT_STEP]		insn; B kprobe_step_trampoline
+ *				   or insn; BRK #KPROBES_BRK_SS_IMM
  *
  * The first one returns straight to the probed code (a "boosted" hit takes
  * a single trap); it is only usable when the branch reaches the probed code
- * (+/-128 MiB).  The second one traps back into kprobes, which restores
- * the state of the probed context and runs the post handlers.
+ * (+/-128 MiB).  The second one goes back into kprobes, which restores the
+ * state of the probed context and runs the post handlers: through the
+ * trampoline, without a second trap, when the branch reaches it and the
+ * instruction writes no PSTATE field (MSR); else through a trap.
  */
 #define KPROBE_INSN_SLOT_SIZE		4
 #define KPROBE_SLOT_BOOST		0
@@ -90,6 +93,8 @@ struct prev_kprobe {
  *	while the instruction runs out of line, so that the task can neither
  *	be interrupted nor migrate between the two traps, nor a debug
  *	exception bring a handler in between
+ * @step_pstate: PSTATE of the out-of-line copy, for the exception return
+ *	of kprobe_step_trampoline: the probed context's, DAIF set, no BTYPE
  * @prev_kprobe: the interrupted probe during a reentry
  * @resume_pc: where a redirected hit of an optimized probe resumes, from
  *	its detour's exit trap on (interrupts masked in between)
@@ -97,6 +102,7 @@ struct prev_kprobe {
 struct kprobe_ctlblk {
 	unsigned int kprobe_status;
 	unsigned long saved_irqflag;
+	unsigned long step_pstate;
 	struct prev_kprobe prev_kprobe;
 	unsigned long resume_pc;
 };

@@ -18,6 +18,10 @@ static inline bool kprobe_b_reaches(unsigned long from, unsigned long to)
 	return off >= -(long)SZ_128M && off < (long)SZ_128M;
 }
 
+/* kprobes_trampoline.S: where stepped copies go back to (see kprobes.c). */
+extern const u32 kprobe_step_trampoline[];
+void kprobe_step_trampoline_handler(struct pt_regs *regs);
+
 #ifdef CONFIG_OPTPROBES
 /* The detour template and its fields (opt_detour.S). */
 extern const u32 optprobe_detour[];

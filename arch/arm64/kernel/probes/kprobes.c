@@ -18,10 +18,15 @@
  *   - boosted, when the site has no post handler: the exception returns to
  *     a copy of the instruction followed by a branch back to the probed
  *     code, a single trap per hit;
- *   - stepped: the exception returns to a copy followed by
- *     BRK #KPROBES_BRK_SS_IMM, with PSTATE.{I,F} set so that nothing runs
- *     on this CPU in between; kprobe_ss_brk_handler() then restores them,
- *     resumes after the probed instruction and runs the post handlers.
+ *   - stepped: the exception returns to a copy followed by a branch to
+ *     kprobe_step_trampoline (kprobes_trampoline.S), with PSTATE.{D,A,I,F}
+ *     set so that nothing runs on this CPU in between; the trampoline saves
+ *     the registers, kprobe_step_trampoline_handler() restores the mask and
+ *     runs the post handlers, and an ERET resumes after the probed
+ *     instruction: a single trap per hit.  Where the branch does not
+ *     reach, or the instruction writes a PSTATE field that the ERET would
+ *     undo, the copy ends with BRK #KPROBES_BRK_SS_IMM instead, and
+ *     kprobe_ss_brk_handler() does the same from that trap.
  *
  * A probe hit while another one is handled on this CPU (a handler calls
  * probed code) runs no handler: the hit is counted as missed, and the
@@ -49,6 +54,8 @@
 
 #include "common.h"
 #include "decode-insn.h"
+
+#define KPROBE_PSR_NZCV	(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT)
 
 /* ---------------------------------------------------------------------------
  * Slots and preparation (kprobe_mutex held)
@@ -92,6 +99,24 @@ static bool kprobe_can_boost(unsigned long addr, kprobe_opcode_t *slot)
 	       !search_exception_tables(addr);
 }
 
+/*
+ * The end of the stepped copy: a branch to kprobe_step_trampoline when it
+ * reaches it and the exception return there can restore PSTATE: that return
+ * rebuilds PSTATE from the copy's (kcb->step_pstate) but for the condition
+ * flags, which an MSR to a PSTATE field (PAN, SSBS, DIT...) would defeat.
+ * Else a BRK, whose exception keeps all of PSTATE.
+ */
+static u32 kprobe_step_end(u32 insn, kprobe_opcode_t *slot)
+{
+	unsigned long from = (unsigned long)&slot[KPROBE_SLOT_STEP + 1];
+	unsigned long to = (unsigned long)kprobe_step_trampoline;
+
+	if (aarch64_insn_is_msr_imm(insn) || aarch64_insn_is_msr_reg(insn) ||
+	    !kprobe_b_reaches(from, to))
+		return BRK64_OPCODE_KPROBES_SS;
+	return aarch64_insn_gen_branch_imm(from, to, AARCH64_INSN_BRANCH_NOLINK);
+}
+
 /**
  * arch_prepare_kprobe() - decode a probed instruction, prepare its execution
  * @p: the site
@@ -130,7 +155,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	copy[KPROBE_SLOT_BOOST] = cpu_to_le32(insn);
 	copy[KPROBE_SLOT_BOOST + 1] = cpu_to_le32(AARCH64_BREAK_FAULT);
 	copy[KPROBE_SLOT_STEP] = cpu_to_le32(insn);
-	copy[KPROBE_SLOT_STEP + 1] = cpu_to_le32(BRK64_OPCODE_KPROBES_SS);
+	copy[KPROBE_SLOT_STEP + 1] = cpu_to_le32(kprobe_step_end(insn, slot));
 	if (kprobe_can_boost(addr, slot)) {
 		unsigned long from = (unsigned long)&slot[KPROBE_SLOT_BOOST + 1];
 		u32 b = aarch64_insn_gen_branch_imm(from, addr + AARCH64_INSN_SIZE,
@@ -313,9 +338,10 @@ static void kprobe_boost(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kprobe_boost);
 
 /*
- * Resume in the copy that traps back, with every exception that could bring
- * a handler masked: interrupts, and debug exceptions (a watchpoint's perf
- * handler may hit a probe, which could not be stepped meanwhile).
+ * Resume in the copy that comes back (by kprobe_step_trampoline or a BRK),
+ * with every exception that could bring a handler masked: interrupts, and
+ * debug exceptions (a watchpoint's perf handler may hit a probe, which could
+ * not be stepped meanwhile).
  */
 static void kprobe_step(struct kprobe *p, struct pt_regs *regs,
 			struct kprobe_ctlblk *kcb)
@@ -323,6 +349,7 @@ static void kprobe_step(struct kprobe *p, struct pt_regs *regs,
 	kcb->saved_irqflag = regs->pstate & DAIF_MASK;
 	regs->pstate |= DAIF_MASK;
 	regs->pstate &= ~PSR_BTYPE_MASK;
+	kcb->step_pstate = regs->pstate;
 	instruction_pointer_set(regs,
 				(unsigned long)&p->ainsn.api.insn[KPROBE_SLOT_STEP]);
 }
@@ -522,6 +549,43 @@ void arch_jprobe_resume(struct kprobe *site, struct pt_regs *regs)
 NOKPROBE_SYMBOL(arch_jprobe_resume);
 #endif
 
+/* After the stepped copy of the running probe: the end of a step. */
+static nokprobe_inline void kprobe_step_finish(struct kprobe *cur,
+					       struct pt_regs *regs,
+					       struct kprobe_ctlblk *kcb)
+{
+	kprobe_step_done(regs, kcb, cur->ainsn.api.restore);
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		kprobe_restore_prev(kcb);
+		return;
+	}
+
+	kcb->kprobe_status = KPROBE_HIT_SSDONE;
+	kprobe_call_post_handlers(cur, regs);
+	reset_current_kprobe();
+}
+
+/**
+ * kprobe_step_trampoline_handler() - a stepped copy branched back
+ * @regs: the registers after the copy; PSTATE holds the condition flags only
+ *
+ * Called by kprobe_step_trampoline with interrupts masked since the BRK of
+ * the hit: the probe whose copy ran is still kprobe_running().  Completes
+ * @regs as the trap of a BRK after the copy would have, and finishes the
+ * step as kprobe_ss_brk_handler() does; the trampoline then resumes as
+ * @regs say.
+ */
+void kprobe_step_trampoline_handler(struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	regs->pstate = (kcb->step_pstate & ~KPROBE_PSR_NZCV) |
+		       (regs->pstate & KPROBE_PSR_NZCV);
+	kprobe_step_finish(kprobe_running(), regs, kcb);
+}
+
+NOKPROBE_SYMBOL(kprobe_step_trampoline_handler);
+
 /**
  * kprobe_ss_brk_handler() - a BRK #KPROBES_BRK_SS_IMM was hit
  * @regs: the registers after the stepped copy (or at a detour's exit)
@@ -540,15 +604,7 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 		return DBG_HOOK_ERROR;
 	}
 
-	kprobe_step_done(regs, kcb, cur->ainsn.api.restore);
-	if (kcb->kprobe_status == KPROBE_REENTER) {
-		kprobe_restore_prev(kcb);
-		return DBG_HOOK_HANDLED;
-	}
-
-	kcb->kprobe_status = KPROBE_HIT_SSDONE;
-	kprobe_call_post_handlers(cur, regs);
-	reset_current_kprobe();
+	kprobe_step_finish(cur, regs, kcb);
 	return DBG_HOOK_HANDLED;
 }
 

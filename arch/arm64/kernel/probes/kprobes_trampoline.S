@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The return trampoline of kretprobes.
+ * The return trampoline of kretprobes, the return path of stepped copies and
+ * the breakpoints of jprobes.
  */
 #include <linux/export.h>
 #include <linux/linkage.h>
@@ -46,6 +47,42 @@ SYM_CODE_START(__kretprobe_trampoline)
 	ret
 SYM_CODE_END(__kretprobe_trampoline)
 NOKPROBE(__kretprobe_trampoline)
+
+/*
+ * A stepped copy branches here after its instruction, with PSTATE.{D,A,I,F}
+ * set since the BRK of the hit: nothing can run on this CPU, nor move the
+ * task, nor use the stack below SP.  Build a pt_regs of the registers after
+ * the instruction (PSTATE: the condition flags only), with a frame record
+ * for unwinders; kprobe_step_trampoline_handler() completes it as a trap
+ * after the copy would have (PC, PSTATE), runs the post handlers, and the
+ * exception return resumes the probed code as they left the registers:
+ * ELR and SPSR take PC and PSTATE, which no general register could hold.
+ * SP is not restored from pt_regs, as by any exception return to EL1.
+ */
+SYM_CODE_START(kprobe_step_trampoline)
+	sub	sp, sp, #PT_REGS_SIZE
+	kprobe_save_gprs
+	add	x0, sp, #PT_REGS_SIZE
+	stp	x30, x0, [sp, #S_LR]
+	mrs	x1, nzcv
+	adr	x0, kprobe_step_trampoline
+	stp	x0, x1, [sp, #S_PC]
+	stp	x29, x0, [sp, #S_STACKFRAME]
+	add	x29, sp, #S_STACKFRAME
+
+	mov	x0, sp
+	bl	kprobe_step_trampoline_handler
+
+	ldp	x0, x1, [sp, #S_PC]
+	msr	elr_el1, x0
+	msr	spsr_el1, x1
+	kprobe_restore_gprs
+	ldr	x30, [sp, #S_LR]
+	add	sp, sp, #PT_REGS_SIZE
+	eret
+	sb
+SYM_CODE_END(kprobe_step_trampoline)
+NOKPROBE(kprobe_step_trampoline)
 
 #ifdef CONFIG_JPROBES
 /*

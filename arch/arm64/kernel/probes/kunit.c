@@ -9,6 +9,9 @@
  * - out-of-line copies (ADD, PACIASP): stepped with a post handler, boosted
  *   without one, jump optimized when the optimizer may;
  * - MRS/MSR DAIF, MSR DAIFSet: the probed context's mask, not the copy's;
+ * - the return of stepped copies through kprobe_step_trampoline: the
+ *   condition flags of the copy and the probed context's mask, in the post
+ *   handler's registers and after it; the trap instead after an MSR;
  * - the refused instructions (exclusive loop, exception generation and
  *   return, RETAA, ELR/SPSel accesses, SIMD&FP literal) and offsets;
  * - a fault of a stepped copy, fixed up by the exception table at the
@@ -21,9 +24,11 @@
 #include <linux/irqflags.h>
 #include <linux/vmalloc.h>
 #include <asm/daifflags.h>
+#include <asm/debug-monitors.h>
 #include <asm/insn.h>
 #include <asm/ptrace.h>
 
+#include "common.h"
 #include "kunit.h"
 
 #define KPA_CALLS	5
@@ -334,6 +339,82 @@ static void kpa_test_daif(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->post), 1);
 }
 
+static unsigned long kpa_post_pstate;
+
+static void kpa_post_save_pstate(struct kprobe *p, struct pt_regs *regs,
+				 unsigned long flags)
+{
+	kpa_post_pstate = regs->pstate;
+	atomic_inc(&to_kpa(p)->post);
+}
+
+/*
+ * The instruction that ends the stepped copy of the probe at @site, and
+ * where the branch there lands (0 if it is not one).
+ */
+static u32 kpa_step_end(int site, unsigned long *target)
+{
+	struct kprobe *p;
+	u32 insn = 0;
+
+	*target = 0;
+	preempt_disable();
+	p = get_kprobe(kpa_addr(site));
+	if (p && p->ainsn.api.insn) {
+		kprobe_opcode_t *end = &p->ainsn.api.insn[KPROBE_SLOT_STEP + 1];
+
+		insn = le32_to_cpu(*end);
+		if (aarch64_insn_is_b(insn))
+			*target = (unsigned long)end +
+				  aarch64_get_branch_offset(insn);
+	}
+	preempt_enable();
+	return insn;
+}
+
+/*
+ * A stepped copy comes back through kprobe_step_trampoline, no trap: the
+ * post handler sees the flags the copied CMP set and the caller's interrupt
+ * mask, and so does the code after the probe.  An MSR to a PSTATE field
+ * keeps the trap.
+ */
+static void kpa_test_step_trampoline(struct kunit *test)
+{
+	struct kpa_probe *k = kpa_new(test, KPA_CMP, false);
+	struct kpa_probe *m = kpa_new(test, KPA_MSR_PAN, true);
+	unsigned long flags, target, pstate;
+	bool masked;
+	long ret;
+
+	k->kp.post_handler = kpa_post_save_pstate;
+	KUNIT_ASSERT_EQ(test, kpa_reg(test, k), 0);
+	KUNIT_EXPECT_TRUE(test, aarch64_insn_is_b(kpa_step_end(KPA_CMP, &target)));
+	KUNIT_EXPECT_EQ(test, target, (unsigned long)kprobe_step_trampoline);
+
+	KUNIT_EXPECT_EQ(test, kpa_cmp(5), 1);
+	pstate = kpa_post_pstate;
+	KUNIT_EXPECT_TRUE(test, pstate & PSR_Z_BIT);
+	KUNIT_EXPECT_FALSE(test, pstate & PSR_I_BIT);
+	KUNIT_EXPECT_EQ(test, pstate & PSR_MODE_MASK, PSR_MODE_EL1h);
+	KUNIT_EXPECT_EQ(test, kpa_cmp(4), 0);
+	KUNIT_EXPECT_FALSE(test, kpa_post_pstate & PSR_Z_BIT);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+
+	local_irq_save(flags);
+	ret = kpa_cmp(5);
+	masked = irqs_disabled();
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_TRUE(test, masked);
+	KUNIT_EXPECT_TRUE(test, kpa_post_pstate & PSR_I_BIT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 3);
+
+	KUNIT_ASSERT_EQ(test, kpa_reg(test, m), 0);
+	KUNIT_EXPECT_EQ(test, kpa_step_end(KPA_MSR_PAN, &target),
+			BRK64_OPCODE_KPROBES_SS);
+}
+
 /* ---------------------------------------------------------------------------
  * Faults, redirection, reentry
  * ---------------------------------------------------------------------------
@@ -454,6 +535,7 @@ static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE(kpa_test_values),
 	KUNIT_CASE(kpa_test_refused),
 	KUNIT_CASE(kpa_test_daif),
+	KUNIT_CASE(kpa_test_step_trampoline),
 	KUNIT_CASE(kpa_test_fault),
 	KUNIT_CASE(kpa_test_redirect),
 	KUNIT_CASE(kpa_test_reentry),

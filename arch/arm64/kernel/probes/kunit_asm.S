@@ -159,6 +159,19 @@ SYM_FUNC_START(kpa_add2)
 	ret
 SYM_FUNC_END(kpa_add2)
 
+/* CMP, run out of line, then CSET: x == 5, from the flags of the copy. */
+SYM_FUNC_START(kpa_cmp)
+.Lcmp:	cmp	x0, #5
+	cset	x0, eq
+	ret
+SYM_FUNC_END(kpa_cmp)
+
+/* MSR PAN, #1: only probed, never called (not every CPU has PAN). */
+SYM_FUNC_START(kpa_msr_pan)
+.Lmsr_pan: .inst 0xd500419f		// MSR PAN, #1
+	ret
+SYM_FUNC_END(kpa_msr_pan)
+
 /* PACIASP/AUTIASP around a call, run out of line: x + 7. */
 SYM_FUNC_START(kpa_paciasp)
 .Lpaciasp: hint	#25			// PACIASP
@@ -278,5 +291,7 @@ SYM_DATA_START(kpa_sites)
 	site	kpa_refused, .Lmsr_spsel
 	site	kpa_refused, .Lldr_q
 	site	kpa_refused, .Lsvc
+	site	kpa_cmp, .Lcmp
+	site	kpa_msr_pan, .Lmsr_pan
 SYM_DATA_END_LABEL(kpa_sites, SYM_L_GLOBAL, kpa_sites_end)
 	.popsection
