@@ -12,6 +12,10 @@
 struct kprobe;
 struct pt_regs;
 
+/* kprobes_trampoline.S: where stepped copies go back to (see kprobes.c). */
+extern const u16 kprobe_step_trampoline[];
+void kprobe_step_trampoline_handler(struct pt_regs *regs);
+
 #define RV_ENC_EBREAK		0x00100073U
 #define RV_ENC_C_EBREAK		0x9002U
 #define RV_ENC_AUIPC(rd)	(RVG_OPCODE_AUIPC | ((rd) << RVG_RD_OPOFF))

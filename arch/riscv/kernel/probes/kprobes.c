@@ -34,9 +34,14 @@
  *     probed instruction; slots come from the module area, within 2 GiB of
  *     all kernel text.  An instruction with an exception table entry is
  *     never boosted: its fault must reach kprobe_fault_handler();
- *   - stepped: resume in a copy followed by an EBREAK, with interrupts
- *     off; kprobe_single_step_handler() then resumes after the probed
- *     instruction and runs the post handlers.
+ *   - stepped: resume in a copy followed by a jump to
+ *     kprobe_step_trampoline (kprobes_trampoline.S), through a register
+ *     dead after the probed instruction, with interrupts off; the
+ *     trampoline saves the registers, kprobe_step_trampoline_handler()
+ *     runs the post handlers, and an SRET resumes after the probed
+ *     instruction with the probed context's interrupt state: a single trap
+ *     per hit.  Without a dead register, the copy ends with an EBREAK and
+ *     kprobe_single_step_handler() does the same from that trap.
  *
  * A probe hit while another one is handled on this CPU runs no handler: the
  * hit is counted as missed and the instruction is simulated, boosted or, if
@@ -222,12 +227,13 @@ static int kprobe_prepare_slot(struct kprobe *p, struct rv_fn *fn)
 	struct arch_specific_insn *asi = &p->ainsn;
 	unsigned long addr = (unsigned long)p->addr;
 	u8 buf[KPROBE_SLOT_BYTES] __aligned(4);
-	unsigned long boost, back = addr + asi->len;
-	u32 ebreak = RV_ENC_EBREAK, jump[2];
+	unsigned long trampoline = (unsigned long)kprobe_step_trampoline;
+	unsigned long step, boost, back = addr + asi->len;
+	u32 ebreak = RV_ENC_EBREAK, jump[2], dead;
 	kprobe_opcode_t *slot;
 	int jlen = 0, ret;
 
-	BUILD_BUG_ON(KPROBE_SLOT_STEP * 2 + 4 + 4 > KPROBE_SLOT_BOOST * 2);
+	BUILD_BUG_ON(KPROBE_SLOT_STEP * 2 + 4 + 8 > KPROBE_SLOT_BOOST * 2);
 	BUILD_BUG_ON(KPROBE_SLOT_BOOST * 2 + 4 + 8 > KPROBE_SLOT_BYTES);
 
 	slot = get_insn_slot();
@@ -236,13 +242,24 @@ static int kprobe_prepare_slot(struct kprobe *p, struct rv_fn *fn)
 
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf + KPROBE_SLOT_STEP * 2, &asi->insn, asi->len);
-	memcpy(buf + KPROBE_SLOT_STEP * 2 + asi->len, &ebreak, sizeof(ebreak));
+	/*
+	 * The stepped copy goes to the trampoline through a dead register;
+	 * it runs with interrupts off, so nothing sees the register between
+	 * the jump and the trampoline's save of it.
+	 */
+	step = (unsigned long)&slot[KPROBE_SLOT_STEP] + asi->len;
+	dead = kprobe_dead_after(fn, addr, asi->len);
+	if (dead && rv_auipc_jalr_reaches(step, trampoline)) {
+		rv_gen_auipc_jalr(step, trampoline, __ffs(dead), jump);
+		memcpy(buf + KPROBE_SLOT_STEP * 2 + asi->len, jump, 8);
+	} else {
+		memcpy(buf + KPROBE_SLOT_STEP * 2 + asi->len, &ebreak,
+		       sizeof(ebreak));
+	}
 
 	boost = (unsigned long)&slot[KPROBE_SLOT_BOOST] + asi->len;
 	if (!search_exception_tables(addr))
-		jlen = kprobe_gen_boost_jump(boost, back,
-					     kprobe_dead_after(fn, addr, asi->len),
-					     jump);
+		jlen = kprobe_gen_boost_jump(boost, back, dead, jump);
 	if (jlen) {
 		memcpy(buf + KPROBE_SLOT_BOOST * 2, &asi->insn, asi->len);
 		memcpy(buf + KPROBE_SLOT_BOOST * 2 + asi->len, jump, jlen);
@@ -661,6 +678,40 @@ static bool kprobe_in_step(struct kprobe *p, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_in_step);
 
+/* After the stepped copy of the running probe: the end of a step. */
+static nokprobe_inline void kprobe_step_finish(struct kprobe *cur,
+					       struct pt_regs *regs,
+					       struct kprobe_ctlblk *kcb)
+{
+	kprobe_step_done(regs, kcb, (unsigned long)cur->addr + cur->ainsn.len);
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		kprobe_restore_prev(kcb);
+		return;
+	}
+
+	kcb->kprobe_status = KPROBE_HIT_SSDONE;
+	if (READ_ONCE(cur->post_handler))
+		kprobe_call_post_handlers(cur, regs);
+	reset_current_kprobe();
+}
+
+/**
+ * kprobe_step_trampoline_handler() - a stepped copy jumped back
+ * @regs: the registers after the copy, status as a trap there would save it
+ *	(interrupts were off)
+ *
+ * Called by kprobe_step_trampoline with interrupts off since the EBREAK of
+ * the hit: the probe whose copy ran is still kprobe_running().  Finishes
+ * the step as kprobe_single_step_handler() does; the trampoline then
+ * resumes as @regs say.
+ */
+void kprobe_step_trampoline_handler(struct pt_regs *regs)
+{
+	kprobe_step_finish(kprobe_running(), regs, get_kprobe_ctlblk());
+}
+
+NOKPROBE_SYMBOL(kprobe_step_trampoline_handler);
+
 /**
  * kprobe_single_step_handler() - the EBREAK after a stepped copy, or at the
  *	exit of a detour, was hit
@@ -676,16 +727,7 @@ bool kprobe_single_step_handler(struct pt_regs *regs)
 	if (!kprobe_in_step(cur, regs, kcb, cur ? cur->ainsn.len : 0))
 		return riscv_opt_exit_handler(regs);
 
-	kprobe_step_done(regs, kcb, (unsigned long)cur->addr + cur->ainsn.len);
-	if (kcb->kprobe_status == KPROBE_REENTER) {
-		kprobe_restore_prev(kcb);
-		return true;
-	}
-
-	kcb->kprobe_status = KPROBE_HIT_SSDONE;
-	if (READ_ONCE(cur->post_handler))
-		kprobe_call_post_handlers(cur, regs);
-	reset_current_kprobe();
+	kprobe_step_finish(cur, regs, kcb);
 	return true;
 }
 

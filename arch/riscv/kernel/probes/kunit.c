@@ -5,16 +5,19 @@
  * Every kind of site the riscv code handles is hit a known number of times
  * and the result of the probed function is checked: compressed and 32-bit
  * instructions, on 4-byte and 2-byte boundaries, stepped (with a post
- * handler), boosted (without), simulated (AUIPC, JAL, JALR, branches and
+ * handler: through kprobe_step_trampoline, with the caller's interrupt
+ * state), boosted (without), simulated (AUIPC, JAL, JALR, branches and
  * their compressed forms), a fault of a stepped copy, the instructions
  * kprobes refuses, and jump optimization.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/irqflags.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/vmalloc.h>
 #include <asm/csr.h>
+#include <asm/insn.h>
 
 #include "decode-insn.h"
 #include "kunit.h"
@@ -38,6 +41,7 @@ struct kprv_probe {
 	atomic_t post;
 	atomic_t fault;
 	unsigned long seen_ip;
+	unsigned long seen_status;	/* in the post handler */
 	long last_trapnr;
 	void *redirect;
 };
@@ -60,7 +64,17 @@ static int kprv_pre(struct kprobe *p, struct pt_regs *regs)
 static void kprv_post(struct kprobe *p, struct pt_regs *regs,
 		      unsigned long flags)
 {
+	WRITE_ONCE(to_kprv(p)->seen_status, regs->status);
 	atomic_inc(&to_kprv(p)->post);
+}
+
+/* The first instruction after the stepped copy of @asi. */
+static u32 kprv_step_end(const struct arch_specific_insn *asi)
+{
+	const u16 *end = (const u16 *)asi->slot + KPROBE_SLOT_STEP +
+			 asi->len / 2;
+
+	return end[0] | (u32)end[1] << 16;
 }
 
 static int kprv_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
@@ -231,6 +245,9 @@ static void kprv_test_boundaries(struct kunit *test)
 static void kprv_test_seq_each(struct kunit *test)
 {
 	const struct kprv_site *s;
+	unsigned long irqflags;
+	bool masked;
+	long ret;
 	int i;
 
 	for (s = kprv_sites; s < kprv_sites_end; s++) {
@@ -244,13 +261,30 @@ static void kprv_test_seq_each(struct kunit *test)
 
 		k = kprv_new(test, addr, true);
 		KUNIT_ASSERT_EQ(test, kprv_reg(test, k), 0);
+		/* Stepped through the trampoline (t1 is dead), no EBREAK. */
+		KUNIT_ASSERT_TRUE(test, kprv_site_state(addr, &asi, &flags, NULL));
+		if (s->kind == KPRV_SLOT)
+			KUNIT_EXPECT_EQ_MSG(test, kprv_step_end(&asi) & 0x7f,
+					    RVG_OPCODE_AUIPC, "%ps+%u",
+					    s->fn, s->off);
 		for (i = 0; i < KPRV_CALLS; i++)
 			KUNIT_EXPECT_EQ(test, kprv_call2(s->fn, i, 0), i + 15);
 		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&k->pre), KPRV_CALLS,
 				    "%ps+%u", s->fn, s->off);
 		KUNIT_EXPECT_EQ(test, atomic_read(&k->post), KPRV_CALLS);
 		KUNIT_EXPECT_EQ(test, k->seen_ip, addr);
+		KUNIT_EXPECT_TRUE(test, k->seen_status & SR_PIE);
 		KUNIT_EXPECT_EQ(test, k->kp.nmissed, 0);
+		/* The caller's interrupt state, in the handler and after. */
+		local_irq_save(irqflags);
+		ret = kprv_call2(s->fn, 1, 0);
+		masked = irqs_disabled();
+		local_irq_restore(irqflags);
+		KUNIT_EXPECT_EQ(test, ret, 16);
+		KUNIT_EXPECT_TRUE(test, masked);
+		KUNIT_EXPECT_FALSE(test, k->seen_status & SR_PIE);
+		KUNIT_EXPECT_FALSE(test, irqs_disabled());
+		KUNIT_EXPECT_EQ(test, atomic_read(&k->post), KPRV_CALLS + 1);
 		kprv_unreg(test, k);
 
 		/* Without a post handler: boosted (t1 is dead). */
