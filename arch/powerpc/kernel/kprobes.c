@@ -629,10 +629,12 @@ NOKPROBE_SYMBOL(kprobe_reenter);
 
 /*
  * The probed instruction of @p, after its pre handlers did not redirect.
- * Returns 0 if it can be neither emulated nor stepped.
+ * Returns 0 if it can be neither emulated nor stepped.  Inlined: it is
+ * most of a hit's work after the handlers.
  */
-static int kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
-			   struct kprobe_ctlblk *kcb)
+static nokprobe_inline int kprobe_run_insn(struct kprobe *p,
+					   struct pt_regs *regs,
+					   struct kprobe_ctlblk *kcb)
 {
 	kcb->kprobe_status = KPROBE_HIT_SS;
 	if (kprobe_emulate(p, regs)) {
@@ -650,8 +652,6 @@ static int kprobe_run_insn(struct kprobe *p, struct pt_regs *regs,
 	kprobe_step(p, regs, kcb);
 	return 1;
 }
-
-NOKPROBE_SYMBOL(kprobe_run_insn);
 
 /*
  * No site at @addr: if the trap is not there any more, it was removed while
