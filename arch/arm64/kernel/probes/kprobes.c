@@ -24,9 +24,10 @@
  *     the registers, kprobe_step_trampoline_handler() restores the mask and
  *     runs the post handlers, and an ERET resumes after the probed
  *     instruction: a single trap per hit.  Where the branch does not
- *     reach, or the instruction writes a PSTATE field that the ERET would
- *     undo, the copy ends with BRK #KPROBES_BRK_SS_IMM instead, and
- *     kprobe_ss_brk_handler() does the same from that trap.
+ *     reach, the instruction writes a PSTATE field that the ERET would
+ *     undo, or the kernel uses pseudo-NMIs or software PAN (see
+ *     kprobe_step_end()), the copy ends with BRK #KPROBES_BRK_SS_IMM
+ *     instead, and kprobe_ss_brk_handler() does the same from that trap.
  *
  * A probe hit while another one is handled on this CPU (a handler calls
  * probed code) runs no handler: the hit is counted as missed, and the
@@ -37,6 +38,7 @@
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/context_tracking_irq.h>
 #include <linux/execmem.h>
 #include <linux/extable.h>
 #include <linux/kprobes.h>
@@ -104,7 +106,10 @@ static bool kprobe_can_boost(unsigned long addr, kprobe_opcode_t *slot)
  * reaches it and the exception return there can restore PSTATE: that return
  * rebuilds PSTATE from the copy's (kcb->step_pstate) but for the condition
  * flags, which an MSR to a PSTATE field (PAN, SSBS, DIT...) would defeat.
- * Else a BRK, whose exception keeps all of PSTATE.
+ * Else a BRK, whose exception keeps all of PSTATE.  The BRK too where an
+ * exception entry does more than the trampoline: with pseudo-NMIs (the
+ * PMR, which irqs_disabled() reads, is raised) and with software PAN
+ * (TTBR0 is switched, and kept in a PSTATE bit that an ERET must not see).
  */
 static u32 kprobe_step_end(u32 insn, kprobe_opcode_t *slot)
 {
@@ -112,7 +117,8 @@ static u32 kprobe_step_end(u32 insn, kprobe_opcode_t *slot)
 	unsigned long to = (unsigned long)kprobe_step_trampoline;
 
 	if (aarch64_insn_is_msr_imm(insn) || aarch64_insn_is_msr_reg(insn) ||
-	    !kprobe_b_reaches(from, to))
+	    !kprobe_b_reaches(from, to) || system_uses_irq_prio_masking() ||
+	    system_uses_ttbr0_pan())
 		return BRK64_OPCODE_KPROBES_SS;
 	return aarch64_insn_gen_branch_imm(from, to, AARCH64_INSN_BRANCH_NOLINK);
 }
@@ -572,16 +578,30 @@ static nokprobe_inline void kprobe_step_finish(struct kprobe *cur,
  * Called by kprobe_step_trampoline with interrupts masked since the BRK of
  * the hit: the probe whose copy ran is still kprobe_running().  Completes
  * @regs as the trap of a BRK after the copy would have, and finishes the
- * step as kprobe_ss_brk_handler() does; the trampoline then resumes as
- * @regs say.
+ * step as kprobe_ss_brk_handler() does, in the context that trap would
+ * give the post handlers (el1_brk64()): lockdep's interrupts off, RCU
+ * watching as in an NMI, preemption disabled.  The trampoline then resumes
+ * as @regs say.
  */
 void kprobe_step_trampoline_handler(struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	bool lockdep_irqs_on = lockdep_hardirqs_enabled();
+
+	lockdep_hardirqs_off(CALLER_ADDR0);
+	ct_nmi_enter();
+	preempt_disable();
 
 	regs->pstate = (kcb->step_pstate & ~KPROBE_PSR_NZCV) |
 		       (regs->pstate & KPROBE_PSR_NZCV);
 	kprobe_step_finish(kprobe_running(), regs, kcb);
+
+	preempt_enable_no_resched();
+	if (lockdep_irqs_on)
+		lockdep_hardirqs_on_prepare();
+	ct_nmi_exit();
+	if (lockdep_irqs_on)
+		lockdep_hardirqs_on(CALLER_ADDR0);
 }
 
 NOKPROBE_SYMBOL(kprobe_step_trampoline_handler);

@@ -5,6 +5,7 @@
  */
 #include <linux/export.h>
 #include <linux/linkage.h>
+#include <asm/alternative.h>
 #include <asm/asm-offsets.h>
 #include <asm/assembler.h>
 #include <asm/brk-imm.h>
@@ -54,8 +55,9 @@ NOKPROBE(__kretprobe_trampoline)
  * task, nor use the stack below SP.  Build a pt_regs of the registers after
  * the instruction (PSTATE: the condition flags only), with a frame record
  * for unwinders; kprobe_step_trampoline_handler() completes it as a trap
- * after the copy would have (PC, PSTATE), runs the post handlers, and the
- * exception return resumes the probed code as they left the registers:
+ * after the copy would have (PC, PSTATE), runs the post handlers in the
+ * context of that trap, and the exception return resumes the probed code
+ * as they left the registers:
  * ELR and SPSR take PC and PSTATE, which no general register could hold.
  * SP is not restored from pt_regs, as by any exception return to EL1.
  */
@@ -79,6 +81,8 @@ SYM_CODE_START(kprobe_step_trampoline)
 	kprobe_restore_gprs
 	ldr	x30, [sp, #S_LR]
 	add	sp, sp, #PT_REGS_SIZE
+	/* As kernel_exit does before an ERET: erratum 1508412. */
+	alternative_insn nop, "dmb sy", ARM64_WORKAROUND_1508412
 	eret
 	sb
 SYM_CODE_END(kprobe_step_trampoline)
