@@ -51,6 +51,7 @@
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/entry-common.h>
 #include <linux/execmem.h>
 #include <linux/extable.h>
 #include <linux/ftrace.h>
@@ -702,12 +703,21 @@ static nokprobe_inline void kprobe_step_finish(struct kprobe *cur,
  *
  * Called by kprobe_step_trampoline with interrupts off since the EBREAK of
  * the hit: the probe whose copy ran is still kprobe_running().  Finishes
- * the step as kprobe_single_step_handler() does; the trampoline then
- * resumes as @regs say.
+ * the step as kprobe_single_step_handler() does, in the context the trap
+ * of an EBREAK would give the post handlers: an NMI's (irqentry_nmi_enter():
+ * lockdep, RCU, preemption), user memory and the FPU and vector units off
+ * (as the trap entry leaves them, and restores them on return).  The
+ * trampoline then resumes as @regs say.
  */
 void kprobe_step_trampoline_handler(struct pt_regs *regs)
 {
+	unsigned long user = csr_read_clear(CSR_STATUS, SR_SUM | SR_FS_VS);
+	irqentry_state_t state = irqentry_nmi_enter(regs);
+
 	kprobe_step_finish(kprobe_running(), regs, get_kprobe_ctlblk());
+
+	irqentry_nmi_exit(regs, state);
+	csr_set(CSR_STATUS, user & (SR_SUM | SR_FS_VS));
 }
 
 NOKPROBE_SYMBOL(kprobe_step_trampoline_handler);
