@@ -1400,7 +1400,6 @@ void wait_for_kprobe_optimizer(void)
 EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
 #endif
 
-
 /*
  * Early, so that boot-time probe events (kprobe_event=, set up by
  * trace_kprobe at core/fs initcall time) find the blacklist populated.

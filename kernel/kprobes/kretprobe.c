@@ -192,7 +192,7 @@ NOKPROBE_SYMBOL(is_kretprobe_trampoline);
  * Return: the address the trampoline must return to.
  */
 notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
-						    void *frame_pointer)
+						     void *frame_pointer)
 {
 	struct llist_node *first, *node, *last = NULL;
 	struct kretprobe_instance *ri;
