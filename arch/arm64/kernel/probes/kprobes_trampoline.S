@@ -25,15 +25,7 @@
  * handler may change the return value), x30 included, as after a RET.
  */
 SYM_CODE_START(__kretprobe_trampoline)
-	sub	sp, sp, #PT_REGS_SIZE
-	kprobe_save_gprs
-	add	x0, sp, #PT_REGS_SIZE
-	stp	x30, x0, [sp, #S_LR]
-	kprobe_get_pstate x1, x2
-	adr	x0, __kretprobe_trampoline
-	stp	x0, x1, [sp, #S_PC]
-	stp	x29, x0, [sp, #S_STACKFRAME]
-	add	x29, sp, #S_STACKFRAME
+	kprobe_push_regs __kretprobe_trampoline
 
 	mov	x0, sp
 	ldr	x1, [sp, #S_FP]
@@ -57,20 +49,12 @@ NOKPROBE(__kretprobe_trampoline)
  * for unwinders; kprobe_step_trampoline_handler() completes it as a trap
  * after the copy would have (PC, PSTATE), runs the post handlers in the
  * context of that trap, and the exception return resumes the probed code
- * as they left the registers:
- * ELR and SPSR take PC and PSTATE, which no general register could hold.
+ * as they left the registers: ELR and SPSR take PC and PSTATE, which no
+ * general register could hold.
  * SP is not restored from pt_regs, as by any exception return to EL1.
  */
 SYM_CODE_START(kprobe_step_trampoline)
-	sub	sp, sp, #PT_REGS_SIZE
-	kprobe_save_gprs
-	add	x0, sp, #PT_REGS_SIZE
-	stp	x30, x0, [sp, #S_LR]
-	mrs	x1, nzcv
-	adr	x0, kprobe_step_trampoline
-	stp	x0, x1, [sp, #S_PC]
-	stp	x29, x0, [sp, #S_STACKFRAME]
-	add	x29, sp, #S_STACKFRAME
+	kprobe_push_regs kprobe_step_trampoline, nzcv_only=1
 
 	mov	x0, sp
 	bl	kprobe_step_trampoline_handler
