@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Building a struct pt_regs on the stack outside of an exception, for the
- * kretprobe and step trampolines and the detours of optimized probes.
+ * kretprobe trampoline and the detours of optimized probes.
  */
 #ifndef _ARM64_KERNEL_PROBES_ASM_REGS_H
 #define _ARM64_KERNEL_PROBES_ASM_REGS_H
@@ -63,28 +63,6 @@
 	mrs	\tmp, currentel
 	orr	\reg, \reg, \tmp
 	orr	\reg, \reg, #1
-	.endm
-
-/*
- * Push a pt_regs of the registers at this point, with SP as it was before
- * the push, PC \pc and PSTATE as kprobe_get_pstate reads it (or, with
- * \nzcv_only, the condition flags only), and a frame record {x29, \pc}
- * for unwinders, which x29 points to.  Clobbers x0-x2 (after saving them).
- */
-	.macro	kprobe_push_regs, pc, nzcv_only=0
-	sub	sp, sp, #PT_REGS_SIZE
-	kprobe_save_gprs
-	add	x0, sp, #PT_REGS_SIZE
-	stp	x30, x0, [sp, #S_LR]
-	.if	\nzcv_only
-	mrs	x1, nzcv
-	.else
-	kprobe_get_pstate x1, x2
-	.endif
-	adr	x0, \pc
-	stp	x0, x1, [sp, #S_PC]
-	stp	x29, x0, [sp, #S_STACKFRAME]
-	add	x29, sp, #S_STACKFRAME
 	.endm
 
 #endif /* __ASSEMBLY__ */

@@ -12,6 +12,28 @@
 
 #include "asm-regs.h"
 
+/*
+ * Push a pt_regs of the registers at this point, with SP as it was before
+ * the push, PC \pc and PSTATE as kprobe_get_pstate reads it (or, if
+ * \nzcv_only is 1, the condition flags only), and a frame record {x29, \pc}
+ * for unwinders, which x29 points to.  Clobbers x0-x2 (after saving them).
+ */
+	.macro	kprobe_push_regs, pc, nzcv_only
+	sub	sp, sp, #PT_REGS_SIZE
+	kprobe_save_gprs
+	add	x0, sp, #PT_REGS_SIZE
+	stp	x30, x0, [sp, #S_LR]
+	.if	\nzcv_only
+	mrs	x1, nzcv
+	.else
+	kprobe_get_pstate x1, x2
+	.endif
+	adr	x0, \pc
+	stp	x0, x1, [sp, #S_PC]
+	stp	x29, x0, [sp, #S_STACKFRAME]
+	add	x29, sp, #S_STACKFRAME
+	.endm
+
 	.text
 
 /*
@@ -25,7 +47,7 @@
  * handler may change the return value), x30 included, as after a RET.
  */
 SYM_CODE_START(__kretprobe_trampoline)
-	kprobe_push_regs __kretprobe_trampoline
+	kprobe_push_regs __kretprobe_trampoline, 0
 
 	mov	x0, sp
 	ldr	x1, [sp, #S_FP]
@@ -54,7 +76,7 @@ NOKPROBE(__kretprobe_trampoline)
  * SP is not restored from pt_regs, as by any exception return to EL1.
  */
 SYM_CODE_START(kprobe_step_trampoline)
-	kprobe_push_regs kprobe_step_trampoline, nzcv_only=1
+	kprobe_push_regs kprobe_step_trampoline, 1
 
 	mov	x0, sp
 	bl	kprobe_step_trampoline_handler
