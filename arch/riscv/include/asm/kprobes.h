@@ -48,14 +48,16 @@ typedef u16 kprobe_opcode_t;
  * An instruction slot holds two copies of the probed instruction:
  *
  *   [KPROBE_SLOT_STEP]		insn; AUIPC rX, hi; JALR x0, lo(rX)
- *				(to kprobe_step_trampoline, or insn; EBREAK)
+ *				(to kprobe_step_trampoline; or insn; JAL x0,
+ *				kprobe_step_trampoline; or insn; EBREAK)
  *   [KPROBE_SLOT_BOOST]	insn; AUIPC rX, hi; JALR x0, lo(rX)
  *				(or insn; JAL x0, back)
  *
  * The first one goes back into kprobes, which resumes after the probed
  * instruction and runs the post handlers: through the trampoline, without
- * a second trap, when a register rX is dead after the probed instruction
- * (see insn-analysis.c), else through the trap of the EBREAK.  The second
+ * a second trap, when the jump reaches and, for AUIPC+JALR, a register rX
+ * is dead after the probed instruction (see insn-analysis.c), else through
+ * the trap of the EBREAK.  The second
  * one jumps straight back to the probed code (a "boosted" hit takes a
  * single trap); it exists only when the jump reaches and, for AUIPC+JALR,
  * when rX exists.  Offsets and size are in parcels.

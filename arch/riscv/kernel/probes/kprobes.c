@@ -35,12 +35,13 @@
  *     all kernel text.  An instruction with an exception table entry is
  *     never boosted: its fault must reach kprobe_fault_handler();
  *   - stepped: resume in a copy followed by a jump to
- *     kprobe_step_trampoline (kprobes_trampoline.S), through a register
- *     dead after the probed instruction, with interrupts off; the
+ *     kprobe_step_trampoline (kprobes_trampoline.S), a JAL or an
+ *     AUIPC+JALR through a register dead after the probed instruction as
+ *     for boosting, with interrupts off; the
  *     trampoline saves the registers, kprobe_step_trampoline_handler()
  *     runs the post handlers, and an SRET resumes after the probed
  *     instruction with the probed context's interrupt state: a single trap
- *     per hit.  Without a dead register, the copy ends with an EBREAK and
+ *     per hit.  Without such a jump, the copy ends with an EBREAK and
  *     kprobe_single_step_handler() does the same from that trap.
  *
  * A probe hit while another one is handled on this CPU runs no handler: the
@@ -197,19 +198,20 @@ void *alloc_insn_page(void)
 }
 
 /*
- * The jump back from the boosted copy at @slot to @back, into @buf, given
- * the registers @scratch dead at @back.  Returns its length, or 0.
+ * A jump from @from to @to, into @buf, given the registers @scratch dead
+ * there: a JAL when it reaches, else AUIPC+JALR through one of @scratch.
+ * Returns its length, or 0.
  */
-static int kprobe_gen_boost_jump(unsigned long from, unsigned long back,
-				 u32 scratch, u32 *buf)
+static int kprobe_gen_jump(unsigned long from, unsigned long to, u32 scratch,
+			   u32 *buf)
 {
-	if (rv_jal_reaches(from, back)) {
-		buf[0] = rv_gen_jal(from, back);
+	if (rv_jal_reaches(from, to)) {
+		buf[0] = rv_gen_jal(from, to);
 		return 4;
 	}
-	if (!scratch || !rv_auipc_jalr_reaches(from, back))
+	if (!scratch || !rv_auipc_jalr_reaches(from, to))
 		return 0;
-	rv_gen_auipc_jalr(from, back, __ffs(scratch), buf);
+	rv_gen_auipc_jalr(from, to, __ffs(scratch), buf);
 	return 8;
 }
 
@@ -230,9 +232,9 @@ static int kprobe_prepare_slot(struct kprobe *p, struct rv_fn *fn)
 	u8 buf[KPROBE_SLOT_BYTES] __aligned(4);
 	unsigned long trampoline = (unsigned long)kprobe_step_trampoline;
 	unsigned long step, boost, back = addr + asi->len;
-	u32 ebreak = RV_ENC_EBREAK, jump[2], dead;
+	u32 jump[2], dead;
 	kprobe_opcode_t *slot;
-	int jlen = 0, ret;
+	int jlen, ret;
 
 	BUILD_BUG_ON(KPROBE_SLOT_STEP * 2 + 4 + 8 > KPROBE_SLOT_BOOST * 2);
 	BUILD_BUG_ON(KPROBE_SLOT_BOOST * 2 + 4 + 8 > KPROBE_SLOT_BYTES);
@@ -244,23 +246,23 @@ static int kprobe_prepare_slot(struct kprobe *p, struct rv_fn *fn)
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf + KPROBE_SLOT_STEP * 2, &asi->insn, asi->len);
 	/*
-	 * The stepped copy goes to the trampoline through a dead register;
-	 * it runs with interrupts off, so nothing sees the register between
-	 * the jump and the trampoline's save of it.
+	 * The stepped copy jumps to the trampoline, else traps.  It runs with
+	 * interrupts off, so nothing sees the dead register an AUIPC+JALR
+	 * uses between the jump and the trampoline's save of it.
 	 */
 	step = (unsigned long)&slot[KPROBE_SLOT_STEP] + asi->len;
 	dead = kprobe_dead_after(fn, addr, asi->len);
-	if (dead && rv_auipc_jalr_reaches(step, trampoline)) {
-		rv_gen_auipc_jalr(step, trampoline, __ffs(dead), jump);
-		memcpy(buf + KPROBE_SLOT_STEP * 2 + asi->len, jump, 8);
-	} else {
-		memcpy(buf + KPROBE_SLOT_STEP * 2 + asi->len, &ebreak,
-		       sizeof(ebreak));
+	jlen = kprobe_gen_jump(step, trampoline, dead, jump);
+	if (!jlen) {
+		jump[0] = RV_ENC_EBREAK;
+		jlen = 4;
 	}
+	memcpy(buf + KPROBE_SLOT_STEP * 2 + asi->len, jump, jlen);
 
 	boost = (unsigned long)&slot[KPROBE_SLOT_BOOST] + asi->len;
+	jlen = 0;
 	if (!search_exception_tables(addr))
-		jlen = kprobe_gen_boost_jump(boost, back, dead, jump);
+		jlen = kprobe_gen_jump(boost, back, dead, jump);
 	if (jlen) {
 		memcpy(buf + KPROBE_SLOT_BOOST * 2, &asi->insn, asi->len);
 		memcpy(buf + KPROBE_SLOT_BOOST * 2 + asi->len, jump, jlen);

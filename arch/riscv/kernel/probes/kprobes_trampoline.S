@@ -46,8 +46,9 @@ ASM_NOKPROBE(__kretprobe_trampoline)
 #endif
 
 /*
- * A stepped copy jumps here after its instruction, through a register dead
- * after the probed one, with interrupts off since the EBREAK of the hit:
+ * A stepped copy jumps here after its instruction (JAL, or AUIPC+JALR
+ * through a register dead after the probed one), with interrupts off since
+ * the EBREAK of the hit:
  * nothing can run on this hart, nor move the task.  Build a pt_regs of the
  * registers after the instruction, status as a trap here would save it,
  * and a frame record; kprobe_step_trampoline_handler() restores the probed
