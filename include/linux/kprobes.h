@@ -426,6 +426,8 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				Make @regs (as seen by handlers) return to @ret.
  *				Called before the handlers run; the generic
  *				code has already set instruction_pointer(regs).
+ *				A static inline of <asm/kprobes.h>: it runs on
+ *				every return.
  *
  * Jump optimization (CONFIG_OPTPROBES):
  * arch_prepare_optimized_kprobe(op, p)
@@ -589,8 +591,6 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty);
 #ifdef CONFIG_KRETPROBES
 void arch_prepare_kretprobe(struct kretprobe_instance *ri,
 			    struct pt_regs *regs);
-void arch_kretprobe_fixup_return(struct pt_regs *regs,
-				 kprobe_opcode_t *correct_ret_addr);
 void __kretprobe_trampoline(void);
 unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 					     void *frame_pointer);

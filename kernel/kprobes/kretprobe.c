@@ -49,15 +49,6 @@ void __init kretprobe_init(void)
 		INIT_LIST_HEAD(&per_cpu(kretprobe_running_kp, cpu).list);
 }
 
-void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
-					kprobe_opcode_t *correct_ret_addr)
-{
-	/*
-	 * Nothing by default: an arch whose trampoline leaves the trampoline
-	 * address where an unwinder of @regs would look overrides this.
-	 */
-}
-
 static void kretprobe_drop_rcu(struct rcu_head *head)
 {
 	struct kretprobe_instance *ri =
@@ -200,12 +191,16 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	struct kprobe *running = NULL;
 	struct kretprobe *rp;
 
+	/*
+	 * The list's head is read once: an interrupt in between can only push
+	 * and pop instances of its own, leaving the head as it found it.
+	 */
+	first = current->kretprobe_instances.first;
 	correct_ret_addr = kretprobe_next_ret(current, &last);
 	/* Nowhere to return to: the task's list is corrupted. */
 	if (!correct_ret_addr)
 		panic("kretprobe: no return address for the frame at %p\n",
 		      frame_pointer);
-	instruction_pointer_set(regs, correct_ret_addr);
 
 	preempt_disable();
 	/*
@@ -220,13 +215,13 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	}
 
 	/* The registers the handlers see return where the function would. */
+	instruction_pointer_set(regs, correct_ret_addr);
 	arch_kretprobe_fixup_return(regs, (kprobe_opcode_t *)correct_ret_addr);
 
 	/*
 	 * Run the handlers with the instances still on the list, so that an
 	 * unwinder called by a handler still finds the real return address.
 	 */
-	first = current->kretprobe_instances.first;
 	for (node = first; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		WARN_ON_ONCE(ri->fp != frame_pointer);

@@ -889,19 +889,4 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
 
-/**
- * arch_kretprobe_fixup_return() - make the handlers' registers returned ones
- * @regs: the registers built by __kretprobe_trampoline
- * @correct_ret_addr: where the function returns
- *
- * The instruction pointer is already @correct_ret_addr; after a blr, so is
- * the link register.
- */
-void arch_kretprobe_fixup_return(struct pt_regs *regs,
-				 kprobe_opcode_t *correct_ret_addr)
-{
-	regs->link = (unsigned long)correct_ret_addr;
-}
-
-NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
 #endif /* CONFIG_KRETPROBES */

@@ -27,6 +27,7 @@ int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
 #ifdef CONFIG_KPROBES
 #include <asm/insn.h>
 #include <asm/probes.h>
+#include <asm/ptrace.h>
 
 struct kprobe;
 
@@ -111,6 +112,16 @@ struct kprobe_ctlblk {
 static inline void flush_insn_slot(struct kprobe *p)
 {
 }
+
+#ifdef CONFIG_KRETPROBES
+/* See <linux/kprobes.h>: after a RET, the link register is the PC. */
+static nokprobe_inline void
+arch_kretprobe_fixup_return(struct pt_regs *regs,
+			    kprobe_opcode_t *correct_ret_addr)
+{
+	regs->regs[30] = (u64)correct_ret_addr;
+}
+#endif
 
 #ifdef CONFIG_OPTPROBES
 /*

@@ -719,21 +719,6 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
 
 /**
- * arch_kretprobe_fixup_return() - make the handlers' registers returned ones
- * @regs: the registers built by __kretprobe_trampoline
- * @correct_ret_addr: where the function returns
- *
- * The PC is already @correct_ret_addr; after a RET, so is the link register.
- */
-void arch_kretprobe_fixup_return(struct pt_regs *regs,
-				 kprobe_opcode_t *correct_ret_addr)
-{
-	regs->regs[30] = (u64)correct_ret_addr;
-}
-
-NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
-
-/**
  * arch_init_kprobes() - nothing to set up: the BRK handlers are called
  *	directly by the debug exception code
  *

@@ -16,6 +16,7 @@ struct pt_regs;
 
 #ifdef CONFIG_KPROBES
 #include <asm/inst.h>
+#include <asm/ptrace.h>
 
 struct kprobe;
 
@@ -83,6 +84,17 @@ struct kprobe_ctlblk {
 static inline void flush_insn_slot(struct kprobe *p)
 {
 }
+
+#ifdef CONFIG_KRETPROBES
+/* See <linux/kprobes.h>: after a blr, the link register is the
+ * instruction pointer. */
+static nokprobe_inline void
+arch_kretprobe_fixup_return(struct pt_regs *regs,
+			    kprobe_opcode_t *correct_ret_addr)
+{
+	regs->link = (unsigned long)correct_ret_addr;
+}
+#endif
 
 /*
  * Called by do_program_check() for a trap in the kernel and by the single

@@ -14,6 +14,8 @@
 struct pt_regs;
 
 #ifdef CONFIG_KPROBES
+#include <asm/ptrace.h>
+
 /*
  * Called by handle_break() for every EBREAK and C.EBREAK taken in kernel
  * mode: kprobe_single_step_handler() first (the EBREAK after an out-of-line
@@ -119,6 +121,16 @@ struct kprobe_ctlblk {
 static inline void flush_insn_slot(struct kprobe *p)
 {
 }
+
+#ifdef CONFIG_KRETPROBES
+/* See <linux/kprobes.h>: after a return through ra, ra is the PC. */
+static nokprobe_inline void
+arch_kretprobe_fixup_return(struct pt_regs *regs,
+			    kprobe_opcode_t *correct_ret_addr)
+{
+	regs->ra = (unsigned long)correct_ret_addr;
+}
+#endif
 
 #ifdef CONFIG_OPTPROBES
 /*

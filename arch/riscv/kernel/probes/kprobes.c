@@ -817,21 +817,6 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
 
 /**
- * arch_kretprobe_fixup_return() - make the handlers' registers returned ones
- * @regs: the registers built by __kretprobe_trampoline
- * @correct_ret_addr: where the function returns
- *
- * The PC is already @correct_ret_addr; after a return through ra, so is ra.
- */
-void arch_kretprobe_fixup_return(struct pt_regs *regs,
-				 kprobe_opcode_t *correct_ret_addr)
-{
-	regs->ra = (unsigned long)correct_ret_addr;
-}
-
-NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
-
-/**
  * arch_populate_kprobe_blacklist() - riscv code that must never be probed
  *
  * The trap entry and traps.c are noinstr or NOKPROBE_SYMBOL() already.

@@ -9,6 +9,7 @@
 
 #ifdef CONFIG_KPROBES
 #include <linux/types.h>
+#include <asm/ptrace.h>
 #include <asm/insn.h>		/* MAX_INSN_SIZE: the longest instruction */
 
 struct pt_regs;
@@ -132,6 +133,21 @@ static inline void flush_insn_slot(struct kprobe *p)
 }
 
 int kprobe_int3_handler(struct pt_regs *regs);
+
+#ifdef CONFIG_KRETPROBES
+/*
+ * See <linux/kprobes.h>.  __kretprobe_trampoline's struct pt_regs lies right
+ * below the slot the function returned from (ri->fp), where the trampoline
+ * put its own address for the unwinders: the real one goes there, and the
+ * trampoline returns through it.
+ */
+static nokprobe_inline void
+arch_kretprobe_fixup_return(struct pt_regs *regs,
+			    kprobe_opcode_t *correct_ret_addr)
+{
+	*(unsigned long *)(regs + 1) = (unsigned long)correct_ret_addr;
+}
+#endif
 
 #endif /* CONFIG_KPROBES */
 #endif /* _ASM_X86_KPROBES_H */

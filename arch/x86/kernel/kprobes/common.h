@@ -98,9 +98,6 @@ struct kprobe;
 struct insn;
 struct pt_regs;
 
-/* Called by __kretprobe_trampoline (kretprobe.c). */
-__visible void kretprobe_trampoline_callback(struct pt_regs *regs);
-
 /*
  * Where the stepping copy of a slot jumps, and what it calls (core.c).  The
  * trampoline is code, not a function: it is only ever jumped to.

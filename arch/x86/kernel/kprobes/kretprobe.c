@@ -14,7 +14,8 @@
  * slot is the return address of a normal frame (UNWIND_HINT_FUNC); they see
  * the trampoline's address there and ask kretprobe_find_ret_addr() for the
  * real one (asm/unwind.h).  Once the core knows the real address,
- * arch_kretprobe_fixup_return() also writes it into that slot.
+ * arch_kretprobe_fixup_return() (asm/kprobes.h) writes it into that slot,
+ * and the trampoline's final ret takes it from there.
  */
 #include <linux/kprobes.h>
 #include <linux/objtool.h>
@@ -33,10 +34,16 @@
  * On entry %rsp = ri->fp + 8.  The frame built, from high to low addresses:
  * the return slot (ri->fp), then a struct pt_regs: ss, sp, flags, cs, ip
  * (the trampoline until the core knows better), orig_ax, then
- * PUSH_GPRS_STRING's part.
+ * PUSH_GPRS_STRING's part.  "pushq %rsp" saves ri->fp - 8: the addq makes
+ * regs->sp the caller's stack pointer, ri->fp + 8, once the flags are saved.
  * The flags are restored with popf before the final ret; lea, unlike add,
  * leaves them alone while skipping the sp and ss slots.
  */
+#define KRP_REGS_SP	152
+#define KRP_REGS_SIZE	168
+static_assert(offsetof(struct pt_regs, sp) == KRP_REGS_SP);
+static_assert(sizeof(struct pt_regs) == KRP_REGS_SIZE);
+
 asm(".text\n"
 	".global __kretprobe_trampoline\n"
 	".type __kretprobe_trampoline, @function\n"
@@ -52,8 +59,10 @@ asm(".text\n"
 	"	pushq $__kretprobe_trampoline\n"
 	"	pushq $-1\n"
 	PUSH_GPRS_STRING
+	"	addq $16, " __stringify(KRP_REGS_SP) "(%rsp)\n"
 	"	movq %rsp, %rdi\n"
-	"	call kretprobe_trampoline_callback\n"
+	"	leaq " __stringify(KRP_REGS_SIZE) "(%rsp), %rsi\n"
+	"	call __kretprobe_trampoline_handler\n"
 	RESTORE_REGS_STRING
 	"	popfq\n"
 	"	leaq 16(%rsp), %rsp\n"
@@ -67,24 +76,6 @@ NOKPROBE_SYMBOL(__kretprobe_trampoline);
  */
 STACK_FRAME_NON_STANDARD_FP(__kretprobe_trampoline);
 
-/* The return slot sits right above the struct pt_regs built by the asm. */
-static nokprobe_inline unsigned long *kretprobe_ret_slot(struct pt_regs *regs)
-{
-	return (unsigned long *)(regs + 1);
-}
-
-__used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
-{
-	unsigned long *slot = kretprobe_ret_slot(regs);
-
-	/* "pushq %rsp" saved ri->fp - 8; the caller's stack is at ri->fp + 8. */
-	regs->sp += 2 * sizeof(long);
-
-	*slot = __kretprobe_trampoline_handler(regs, slot);
-}
-
-NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
-
 void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	unsigned long *slot = (unsigned long *)regs->sp;
@@ -95,13 +86,3 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
-
-/* Called by __kretprobe_trampoline_handler() before the handlers run. */
-void arch_kretprobe_fixup_return(struct pt_regs *regs,
-				 kprobe_opcode_t *correct_ret_addr)
-{
-	regs->ip = (unsigned long)correct_ret_addr;
-	*kretprobe_ret_slot(regs) = (unsigned long)correct_ret_addr;
-}
-
-NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
