@@ -27,12 +27,13 @@
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
+	/*
+	 * The ops asks for FTRACE_OPS_FL_SAVE_REGS: the struct pt_regs is
+	 * always there, ftrace_get_regs() need not test for it.
+	 */
+	struct pt_regs *regs = &arch_ftrace_regs(fregs)->regs;
 	unsigned long orig_ip;
 	struct kprobe *p;
-
-	if (unlikely(!regs))
-		return;
 
 	preempt_disable_notrace();
 	/* A site is never disabled itself, only its members. */
@@ -50,8 +51,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	__this_cpu_write(current_kprobe, p);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	if (!kprobe_call_pre_handlers(p, regs)) {
-		regs->ip = ip + MCOUNT_INSN_SIZE;
 		if (p->post_handler) {
+			regs->ip = ip + MCOUNT_INSN_SIZE;
 			__this_cpu_write(kprobe_ctlblk.kprobe_status,
 					 KPROBE_HIT_SSDONE);
 			kprobe_call_post_handlers(p, regs);
