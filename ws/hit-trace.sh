@@ -13,7 +13,7 @@
 #   kprobe      breakpoint probe, optimization off
 #   post        breakpoint probe with a post handler (ours only, arm64:
 #               upstream's plain kind takes the same two traps)
-#   optimized   jump-optimized probe (ours only, x86_64)
+#   optimized   jump-optimized probe (x86_64, both variants)
 #   kretprobe   kretprobe on the traced function (x86_64, both variants)
 # The trace goes to stdout and to $WS_CACHE/build/VARIANT-ARCH/logs.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +37,9 @@ x86_64)
 	case $VARIANT/$kind in
 	*/kprobe) sym=kprobe_int3_handler; arg=rdi; back=4 ;;
 	ours/optimized) sym=optprobe_detour_handler; back=4 ;;
+	# Upstream's detour sets regs->ip in C: read op->kp.addr instead.
+	upstream/optimized) sym=optimized_callback; arg=rdi; ip_off=40
+		back=3 ;;
 	ours/kretprobe) sym=kretprobe_pre_handler; back=1 ;;
 	upstream/kretprobe) sym=pre_handler_kretprobe; back=1 ;;
 	esac ;;
