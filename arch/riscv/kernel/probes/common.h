@@ -5,9 +5,11 @@
 #ifndef _RISCV_KERNEL_PROBES_COMMON_H
 #define _RISCV_KERNEL_PROBES_COMMON_H
 
+#include <linux/kprobes.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 #include <asm/insn.h>
+#include <asm/ptrace.h>
 
 struct kprobe;
 struct pt_regs;
@@ -74,10 +76,52 @@ extern const u8 optprobe_detour_exit[];
 extern const u8 optprobe_detour_entry[];
 extern const u8 optprobe_detour_displaced[];
 
+#define DETOUR_SLOT_BYTES	(MAX_OPTINSN_SIZE * sizeof(kprobe_opcode_t))
+#define DETOUR_OFF(sym)		((unsigned long)(sym) - (unsigned long)optprobe_detour)
+
 int optprobe_callback(unsigned long addr, struct pt_regs *regs);
 void riscv_opt_recover(unsigned long addr, u8 *buf, size_t len);
-unsigned long riscv_opt_resume_addr(struct kprobe *p);
-bool riscv_opt_exit_handler(struct pt_regs *regs);
+bool __riscv_opt_exit_handler(struct pt_regs *regs);
+
+/*
+ * The two below are on the path of every breakpoint hit, optimized sites
+ * or not: inline.
+ */
+
+/**
+ * riscv_opt_resume_addr() - where a breakpoint hit of a site resumes
+ * @p: the site
+ *
+ * Return: the copy of the displaced instructions in the detour of @p when
+ * it is being optimized (or is), else 0.
+ */
+static nokprobe_inline unsigned long riscv_opt_resume_addr(struct kprobe *p)
+{
+	kprobe_opcode_t *insn;
+
+	if (!(READ_ONCE(p->flags) & KPROBE_FLAG_OPTIMIZED))
+		return 0;
+	insn = READ_ONCE(container_of(p, struct optimized_kprobe, kp)->optinsn.insn);
+	if (!insn)
+		return 0;
+	return (unsigned long)insn + DETOUR_OFF(optprobe_detour_displaced);
+}
+
+/**
+ * riscv_opt_exit_handler() - was the EBREAK at the exit of a detour hit?
+ * @regs: the registers at an EBREAK that ended no step
+ *
+ * Return: true if the EBREAK was a detour's: execution resumes as the
+ * pt_regs of the detour say.
+ */
+static nokprobe_inline bool riscv_opt_exit_handler(struct pt_regs *regs)
+{
+	/* Detours are aligned to their size: most EBREAKs fail this. */
+	if ((instruction_pointer(regs) & (DETOUR_SLOT_BYTES - 1)) !=
+	    DETOUR_OFF(optprobe_detour_exit))
+		return false;
+	return __riscv_opt_exit_handler(regs);
+}
 #else
 static inline void riscv_opt_recover(unsigned long addr, u8 *buf, size_t len)
 {

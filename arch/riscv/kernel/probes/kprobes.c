@@ -497,8 +497,9 @@ NOKPROBE_SYMBOL(kprobe_step_done);
  * optimized site's detour, simulated, or boosted.  Returns false if it has
  * to be stepped.
  */
-static bool kprobe_run_stateless(struct kprobe *p, struct pt_regs *regs,
-				 bool boost)
+static nokprobe_inline bool kprobe_run_stateless(struct kprobe *p,
+						 struct pt_regs *regs,
+						 bool boost)
 {
 	unsigned long resume = riscv_opt_resume_addr(p);
 
@@ -518,8 +519,6 @@ static bool kprobe_run_stateless(struct kprobe *p, struct pt_regs *regs,
 	}
 	return false;
 }
-
-NOKPROBE_SYMBOL(kprobe_run_stateless);
 
 /* @p was hit while kprobe_running(): run its instruction, no handler. */
 static bool kprobe_reenter(struct kprobe *p, struct pt_regs *regs,
@@ -733,10 +732,14 @@ NOKPROBE_SYMBOL(kprobe_step_trampoline_handler);
  */
 bool kprobe_single_step_handler(struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *cur = kprobe_running();
+	struct kprobe_ctlblk *kcb;
 
-	if (!kprobe_in_step(cur, regs, kcb, cur ? cur->ainsn.len : 0))
+	/* The EBREAK of a hit, most often: nothing runs on this CPU. */
+	if (!cur)
+		return riscv_opt_exit_handler(regs);
+	kcb = get_kprobe_ctlblk();
+	if (!kprobe_in_step(cur, regs, kcb, cur->ainsn.len))
 		return riscv_opt_exit_handler(regs);
 
 	kprobe_step_finish(cur, regs, kcb);

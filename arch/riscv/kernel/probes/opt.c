@@ -60,8 +60,6 @@
 #include "decode-insn.h"
 #include "insn-analysis.h"
 
-#define DETOUR_SLOT_BYTES	(MAX_OPTINSN_SIZE * sizeof(kprobe_opcode_t))
-#define DETOUR_OFF(sym)		((unsigned long)(sym) - (unsigned long)optprobe_detour)
 /* Displaced instructions (AUIPC grows to 8 bytes) and the jump back. */
 #define DETOUR_TAIL_MAX		(2 * MAX_OPTIMIZED_LENGTH + 8)
 
@@ -107,21 +105,17 @@ int optprobe_callback(unsigned long addr, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(optprobe_callback);
 
-/**
- * riscv_opt_exit_handler() - the EBREAK at the exit of a detour was hit
- * @regs: the registers at the EBREAK; sp points to the detour's pt_regs
- *
- * Return: true if the EBREAK was a detour's: execution resumes as the
- * pt_regs of the detour say.
+/*
+ * riscv_opt_exit_handler() found the EBREAK at the offset of a detour's exit:
+ * @regs are at that EBREAK, and sp points to the detour's pt_regs if it is
+ * one.
  */
-bool riscv_opt_exit_handler(struct pt_regs *regs)
+bool __riscv_opt_exit_handler(struct pt_regs *regs)
 {
-	unsigned long pc = instruction_pointer(regs);
 	struct pt_regs *saved;
 	unsigned int i;
 
-	if ((pc & (DETOUR_SLOT_BYTES - 1)) != DETOUR_OFF(optprobe_detour_exit) ||
-	    !is_kprobe_optinsn_slot(pc))
+	if (!is_kprobe_optinsn_slot(instruction_pointer(regs)))
 		return false;
 
 	saved = (struct pt_regs *)regs->sp;
@@ -131,28 +125,7 @@ bool riscv_opt_exit_handler(struct pt_regs *regs)
 	return true;
 }
 
-NOKPROBE_SYMBOL(riscv_opt_exit_handler);
-
-/**
- * riscv_opt_resume_addr() - where a breakpoint hit of a site resumes
- * @p: the site
- *
- * Return: the copy of the displaced instructions in the detour of @p when
- * it is being optimized (or is), else 0.
- */
-unsigned long riscv_opt_resume_addr(struct kprobe *p)
-{
-	kprobe_opcode_t *insn;
-
-	if (!(READ_ONCE(p->flags) & KPROBE_FLAG_OPTIMIZED))
-		return 0;
-	insn = READ_ONCE(to_op(p)->optinsn.insn);
-	if (!insn)
-		return 0;
-	return (unsigned long)insn + DETOUR_OFF(optprobe_detour_displaced);
-}
-
-NOKPROBE_SYMBOL(riscv_opt_resume_addr);
+NOKPROBE_SYMBOL(__riscv_opt_exit_handler);
 
 /**
  * riscv_opt_recover() - undo optimized jumps in a copy of the text
