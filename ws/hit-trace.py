@@ -37,6 +37,64 @@ def connect(port):
     raise gdb.GdbError("no gdb stub on port %s" % port)
 
 
+def step_trace(ret):
+    """Single-step from the current pc to @ret: every instruction."""
+    for _ in range(MAX_STEPS):
+        if reg("$pc") == ret:
+            return
+        yield run("x/i $pc").strip().lstrip("=> ").strip()
+        run("stepi")
+
+
+# Instructions after which a riscv translation block ends: control transfers.
+RISCV_TB_END = re.compile(
+    r"^(j|jal|jr|jalr|ret|tail|call|beq|bne|blt|bge|bltu|bgeu|beqz|bnez|"
+    r"blez|bgez|bltz|bgtz|bgt|ble|bgtu|bleu|ebreak|c\.ebreak|ecall|sret|"
+    r"mret|wfi)$")
+
+
+def exec_log_trace(log, ret):
+    """
+    For a gdb stub that cannot single-step the path (riscv: a stepi runs a
+    whole trap): let QEMU log the start of every translation block executed
+    (-d exec, with nochain so that none is skipped) until @ret, and rebuild
+    the instructions from the text, each block running from its start to its
+    first control transfer or to the next block's start.
+    """
+    start = os.path.getsize(log) if os.path.exists(log) else 0
+    run("monitor log exec,nochain")
+    run("hbreak *%#x" % ret)
+    run("continue")
+    run("monitor log nochain")
+    run("delete")
+    pcs = []
+    with open(log) as f:
+        f.seek(start)
+        for line in f:
+            m = re.match(r"Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/", line)
+            if m:
+                pcs.append(int(m.group(1), 16))
+    # The last block logged is the one at @ret.
+    if pcs and pcs[-1] == ret:
+        pcs.pop()
+    for i, pc in enumerate(pcs):
+        nxt = pcs[i + 1] if i + 1 < len(pcs) else None
+        for _ in range(512):
+            line = run("x/i %#x" % pc).strip().lstrip("=> ").strip()
+            yield line
+            m = re.match(r"(0x[0-9a-f]+)[^:]*:\s+(\S+)", line)
+            if not m or RISCV_TB_END.match(m.group(2)):
+                break
+            pc += insn_len(pc)
+            if pc == nxt:
+                break
+
+
+def insn_len(pc):
+    """riscv: 2 bytes for a compressed instruction, else 4."""
+    return 2 if reg("*(unsigned short *)%#x" % pc) & 3 != 3 else 4
+
+
 def main():
     out = open(os.environ["HT_OUT"], "w")
     run("set pagination off")
@@ -67,11 +125,11 @@ def main():
     out.write("# target %#x, returns to %#x\n" % (entry, ret))
     funcs = []
     n = 0
-    while n < MAX_STEPS:
-        pc = reg("$pc")
-        if pc == ret:
-            break
-        line = run("x/i $pc").strip().lstrip("=> ").strip()
+    if env.get("HT_EXECLOG"):
+        lines = exec_log_trace(env["HT_EXECLOG"], ret)
+    else:
+        lines = step_trace(ret)
+    for line in lines:
         out.write(line + "\n")
         out.flush()
         m = re.search(r"<([^+>]+)", line)
@@ -80,7 +138,6 @@ def main():
             funcs[-1][1] += 1
         else:
             funcs.append([name, 1])
-        run("stepi")
         n += 1
     out.write("# per function, in order of execution\n")
     for name, count in funcs:

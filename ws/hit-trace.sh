@@ -52,15 +52,31 @@ arm64)
 	# Upstream steps its plain kind's copy too: trace that one.
 	ours/post) pre=kprobe_ss_brk_handler; sym=kprobe_brk_handler ;;
 	esac ;;
-# riscv: QEMU 7.2's gdb stub steps over a whole trap (the EBREAK, its
-# handler and the SRET are one stepi), so there is nothing to trace.
-*) ws_die "hit-trace: no $arch (x86_64, arm64)" ;;
+riscv)
+	# The bench's probe is at kprobes_bench_target+4.  QEMU 7.2's gdb stub
+	# steps over a whole trap (the EBREAK, its handler and the SRET are one
+	# stepi): QEMU's log of executed blocks replaces the steps.
+	arg=a0; ret='$ra'; ip_off=0; back=4
+	mods='0xffffffff00000000 0xffffffff80000000'
+	case $VARIANT/$kind in
+	*/kprobe) sym=kprobe_breakpoint_handler ;;
+	ours/post) pre=kprobe_step_trampoline_handler
+		sym=kprobe_breakpoint_handler ;;
+	esac ;;
+*) ws_die "hit-trace: no $arch (x86_64, arm64, riscv)" ;;
 esac
 [ -n "${sym:-}" ] || ws_die "no trace of '$kind' for VARIANT=$VARIANT on $arch"
 # QEMU 7.2's gdb stub cannot single-step an arm64 guest under -icount
 # (the first stepi never returns); the trace does not need it.
-gdb=gdb icount="-icount shift=0,sleep=off "
+gdb=gdb icount="-icount shift=0,sleep=off " execlog=
 [ "$arch" = x86_64 ] || gdb=gdb-multiarch icount=
+if [ "$arch" = riscv ]; then
+	# nochain from the start: blocks chained before the log is switched
+	# on would run unlogged.
+	execlog=$WS_CACHE/hit-trace-exec-$$.log
+	rm -f "$execlog"
+	icount="-d nochain -D $execlog "
+fi
 command -v $gdb > /dev/null || ws_die "$gdb is missing (apt-get install $gdb)"
 
 "$WS_REPO/ws/setup.sh" "$arch"
@@ -79,10 +95,11 @@ WS_QUIET=1 WS_TCG_THREAD=single SMP=1 \
 	"$WS_REPO/ws/boot.sh" "$arch" bench "$initrd" > /dev/null 2>&1 &
 qemu=$!
 rc=0
-HT_PORT=$port HT_SYM=$sym HT_PRE="$pre" HT_ARG=$arg HT_BACK=$back HT_OUT=$out \
+HT_PORT=$port HT_EXECLOG=$execlog HT_SYM=$sym HT_PRE="$pre" HT_ARG=$arg HT_BACK=$back HT_OUT=$out \
 	HT_RET="$ret" HT_IP_OFF=$ip_off HT_MODS="$mods" \
 	timeout 900 $gdb -q -batch -ex "file $build/vmlinux" -x "$WS_REPO/ws/hit-trace.py" >&2 || rc=1
 wait $qemu || true
+[ -z "$execlog" ] || rm -f "$execlog"
 [ -s "$out" ] || ws_die "no trace (gdb failed)"
 cat "$out"
 ws_log "trace: $out"
