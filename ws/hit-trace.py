@@ -46,14 +46,18 @@ def step_trace(ret):
         run("stepi")
 
 
-# Instructions after which a riscv translation block ends: control transfers.
-RISCV_TB_END = re.compile(
-    r"^(j|jal|jr|jalr|ret|tail|call|beq|bne|blt|bge|bltu|bgeu|beqz|bnez|"
-    r"blez|bgez|bltz|bgtz|bgt|ble|bgtu|bleu|ebreak|c\.ebreak|ecall|sret|"
-    r"mret|wfi)$")
+# Instructions after which a translation block ends: control transfers, and
+# on powerpc what changes the MSR.
+TB_END = {
+    "riscv": r"^(j|jal|jr|jalr|ret|tail|call|beq|bne|blt|bge|bltu|bgeu|beqz|"
+             r"bnez|blez|bgez|bltz|bgtz|bgt|ble|bgtu|bleu|ebreak|c\.ebreak|"
+             r"ecall|sret|mret|wfi)$",
+    "powerpc": r"^(b[a-z+-]*|rfid|hrfid|rfi|rfscv|sc|scv|trap|tw[a-z]*|"
+               r"td[a-z]*|mtmsrd?)$",
+}
 
 
-def exec_log_trace(log, ret):
+def exec_log_trace(log, ret, tb_end):
     """
     For a gdb stub that cannot single-step the path (riscv: a stepi runs a
     whole trap): let QEMU log the start of every translation block executed
@@ -61,6 +65,7 @@ def exec_log_trace(log, ret):
     the instructions from the text, each block running from its start to its
     first control transfer or to the next block's start.
     """
+    end = re.compile(tb_end)
     start = os.path.getsize(log) if os.path.exists(log) else 0
     run("monitor log exec,nochain")
     run("hbreak *%#x" % ret)
@@ -80,19 +85,15 @@ def exec_log_trace(log, ret):
     for i, pc in enumerate(pcs):
         nxt = pcs[i + 1] if i + 1 < len(pcs) else None
         for _ in range(512):
-            line = run("x/i %#x" % pc).strip().lstrip("=> ").strip()
+            two = run("x/2i %#x" % pc).strip().splitlines()
+            line = two[0].strip().lstrip("=> ").strip()
             yield line
             m = re.match(r"(0x[0-9a-f]+)[^:]*:\s+(\S+)", line)
-            if not m or RISCV_TB_END.match(m.group(2)):
+            if not m or end.match(m.group(2)) or len(two) < 2:
                 break
-            pc += insn_len(pc)
+            pc = int(re.search(r"0x[0-9a-f]+", two[1]).group(0), 16)
             if pc == nxt:
                 break
-
-
-def insn_len(pc):
-    """riscv: 2 bytes for a compressed instruction, else 4."""
-    return 2 if reg("*(unsigned short *)%#x" % pc) & 3 != 3 else 4
 
 
 def main():
@@ -126,7 +127,7 @@ def main():
     funcs = []
     n = 0
     if env.get("HT_EXECLOG"):
-        lines = exec_log_trace(env["HT_EXECLOG"], ret)
+        lines = exec_log_trace(env["HT_EXECLOG"], ret, TB_END[env["HT_ARCH"]])
     else:
         lines = step_trace(ret)
     for line in lines:

@@ -62,15 +62,25 @@ riscv)
 	*/kprobe) sym=kprobe_breakpoint_handler ;;
 	ours/post) pre=kprobe_step_trampoline_handler
 		sym=kprobe_breakpoint_handler ;;
+	# On the function-entry target (a breakpoint at +0).
+	ours/kretprobe) sym=kretprobe_pre_handler; arg=a1; back=0 ;;
 	esac ;;
-*) ws_die "hit-trace: no $arch (x86_64, arm64, riscv)" ;;
+powerpc)
+	# The bench's probe is at kprobes_bench_target+4.  As on riscv, the
+	# gdb stub steps over a whole trap: QEMU's log of executed blocks.
+	arg=r3; ret='$lr'; ip_off=256; back=0
+	mods='0xc000000100000000 0xcfffffffffffffff'
+	case $VARIANT/$kind in
+	*/kprobe) sym=kprobe_handler; back=4 ;;
+	esac ;;
+*) ws_die "hit-trace: no $arch (x86_64, arm64, riscv, powerpc)" ;;
 esac
 [ -n "${sym:-}" ] || ws_die "no trace of '$kind' for VARIANT=$VARIANT on $arch"
 # QEMU 7.2's gdb stub cannot single-step an arm64 guest under -icount
 # (the first stepi never returns); the trace does not need it.
 gdb=gdb icount="-icount shift=0,sleep=off " execlog=
 [ "$arch" = x86_64 ] || gdb=gdb-multiarch icount=
-if [ "$arch" = riscv ]; then
+if [ "$arch" = riscv ] || [ "$arch" = powerpc ]; then
 	# nochain from the start: blocks chained before the log is switched
 	# on would run unlogged.
 	execlog=$WS_CACHE/hit-trace-exec-$$.log
@@ -95,7 +105,7 @@ WS_QUIET=1 WS_TCG_THREAD=single SMP=1 \
 	"$WS_REPO/ws/boot.sh" "$arch" bench "$initrd" > /dev/null 2>&1 &
 qemu=$!
 rc=0
-HT_PORT=$port HT_EXECLOG=$execlog HT_SYM=$sym HT_PRE="$pre" HT_ARG=$arg HT_BACK=$back HT_OUT=$out \
+HT_PORT=$port HT_ARCH=$arch HT_EXECLOG=$execlog HT_SYM=$sym HT_PRE="$pre" HT_ARG=$arg HT_BACK=$back HT_OUT=$out \
 	HT_RET="$ret" HT_IP_OFF=$ip_off HT_MODS="$mods" \
 	timeout 900 $gdb -q -batch -ex "file $build/vmlinux" -x "$WS_REPO/ws/hit-trace.py" >&2 || rc=1
 wait $qemu || true
