@@ -723,6 +723,25 @@ void kprobe_step_trampoline_handler(struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprobe_step_trampoline_handler);
 
+/*
+ * An EBREAK while @cur runs on this CPU: the end of its step, or the exit of
+ * a detour.  Out of line, so that the EBREAK of a hit, when nothing runs,
+ * does not pay for this one's registers.
+ */
+static noinline bool kprobe_single_step_running(struct kprobe *cur,
+						struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	if (!kprobe_in_step(cur, regs, kcb, cur->ainsn.len))
+		return riscv_opt_exit_handler(regs);
+
+	kprobe_step_finish(cur, regs, kcb);
+	return true;
+}
+
+NOKPROBE_SYMBOL(kprobe_single_step_running);
+
 /**
  * kprobe_single_step_handler() - the EBREAK after a stepped copy, or at the
  *	exit of a detour, was hit
@@ -733,17 +752,11 @@ NOKPROBE_SYMBOL(kprobe_step_trampoline_handler);
 bool kprobe_single_step_handler(struct pt_regs *regs)
 {
 	struct kprobe *cur = kprobe_running();
-	struct kprobe_ctlblk *kcb;
 
 	/* The EBREAK of a hit, most often: nothing runs on this CPU. */
 	if (!cur)
 		return riscv_opt_exit_handler(regs);
-	kcb = get_kprobe_ctlblk();
-	if (!kprobe_in_step(cur, regs, kcb, cur->ainsn.len))
-		return riscv_opt_exit_handler(regs);
-
-	kprobe_step_finish(cur, regs, kcb);
-	return true;
+	return kprobe_single_step_running(cur, regs);
 }
 
 NOKPROBE_SYMBOL(kprobe_single_step_handler);
