@@ -86,8 +86,10 @@ static inline void flush_insn_slot(struct kprobe *p)
 }
 
 #ifdef CONFIG_KRETPROBES
-/* See <linux/kprobes.h>: after a blr, the link register is the
- * instruction pointer. */
+/*
+ * See <linux/kprobes.h>: after a blr, the link register is the instruction
+ * pointer.
+ */
 static nokprobe_inline void
 arch_kretprobe_fixup_return(struct pt_regs *regs,
 			    kprobe_opcode_t *correct_ret_addr)
