@@ -68,10 +68,10 @@ riscv)
 powerpc)
 	# The bench's probe is at kprobes_bench_target+4.  As on riscv, the
 	# gdb stub steps over a whole trap: QEMU's log of executed blocks.
-	arg=r3; ret='$lr'; ip_off=256; back=0
+	arg=r3; ret='$lr'; ip_off=256; back=4
 	mods='0xc000000100000000 0xcfffffffffffffff'
 	case $VARIANT/$kind in
-	*/kprobe) sym=kprobe_handler; back=4 ;;
+	*/kprobe) sym=kprobe_handler ;;
 	esac ;;
 *) ws_die "hit-trace: no $arch (x86_64, arm64, riscv, powerpc)" ;;
 esac
