@@ -192,8 +192,9 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	struct kretprobe *rp;
 
 	/*
-	 * The list's head is read once: an interrupt in between can only push
-	 * and pop instances of its own, leaving the head as it found it.
+	 * The list's head, for the handlers' walk below too: an interrupt in
+	 * between can only push and pop instances of its own, leaving the head
+	 * as it found it.
 	 */
 	first = current->kretprobe_instances.first;
 	correct_ret_addr = kretprobe_next_ret(current, &last);
