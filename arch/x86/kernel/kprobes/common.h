@@ -21,6 +21,15 @@
 
 #ifdef CONFIG_X86_64
 
+/*
+ * Offsets in struct pt_regs for the asm that builds one (x86's asm-offsets
+ * has no ip, ss or size); checked against the struct below.
+ */
+#define KP_REGS_IP		128
+#define KP_REGS_SP		152
+#define KP_REGS_SS		160
+#define KP_REGS_SIZE		168
+
 #define SAVE_REGS_STRING		\
 	"	subq $24, %rsp\n"	\
 	PUSH_GPRS_STRING
@@ -93,6 +102,13 @@
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
 #include <linux/kprobes.h>
+
+#ifdef CONFIG_X86_64
+static_assert(offsetof(struct pt_regs, ip) == KP_REGS_IP);
+static_assert(offsetof(struct pt_regs, sp) == KP_REGS_SP);
+static_assert(offsetof(struct pt_regs, ssx) == KP_REGS_SS);
+static_assert(sizeof(struct pt_regs) == KP_REGS_SIZE);
+#endif
 
 struct kprobe;
 struct insn;

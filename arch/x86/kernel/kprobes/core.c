@@ -1028,13 +1028,12 @@ static nokprobe_inline void kp_finish_step(struct kprobe *cur,
  * and at the iret the frame is an iret frame.  The trampoline is code, not
  * a function: AC may be set at its entry, and it leaves with iret.
  */
-#define KP_REGS_SP	"152"
-/* The pushes follow struct pt_regs down from ss, then PUSH_GPRS_STRING. */
+/*
+ * The pushes follow struct pt_regs down from ss, then PUSH_GPRS_STRING
+ * (common.h checks ip, sp, ss and the size).
+ */
 static_assert(offsetof(struct pt_regs, orig_ax) == 120);
-static_assert(offsetof(struct pt_regs, ip) == 128);
 static_assert(offsetof(struct pt_regs, cs) == 136);
-static_assert(offsetof(struct pt_regs, sp) == 152);
-static_assert(sizeof(struct pt_regs) == 168);
 
 asm(".text\n"
 	".global kprobe_step_trampoline\n"
@@ -1053,7 +1052,7 @@ asm(".text\n"
 	"	pushq $-1\n"
 	PUSH_GPRS_STRING
 	/* "pushq %rsp" ran after two pushes. */
-	"	addq $16, " KP_REGS_SP "(%rsp)\n"
+	"	addq $16, " __stringify(KP_REGS_SP) "(%rsp)\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
 	"	movq %rsp, %rdi\n"
 	"	call kprobe_step_callback\n"

@@ -39,11 +39,6 @@
  * The flags are restored with popf before the final ret; lea, unlike add,
  * leaves them alone while skipping the sp and ss slots.
  */
-#define KRP_REGS_SP	152
-#define KRP_REGS_SIZE	168
-static_assert(offsetof(struct pt_regs, sp) == KRP_REGS_SP);
-static_assert(sizeof(struct pt_regs) == KRP_REGS_SIZE);
-
 asm(".text\n"
 	".global __kretprobe_trampoline\n"
 	".type __kretprobe_trampoline, @function\n"
@@ -59,9 +54,9 @@ asm(".text\n"
 	"	pushq $__kretprobe_trampoline\n"
 	"	pushq $-1\n"
 	PUSH_GPRS_STRING
-	"	addq $16, " __stringify(KRP_REGS_SP) "(%rsp)\n"
+	"	addq $16, " __stringify(KP_REGS_SP) "(%rsp)\n"
 	"	movq %rsp, %rdi\n"
-	"	leaq " __stringify(KRP_REGS_SIZE) "(%rsp), %rsi\n"
+	"	leaq " __stringify(KP_REGS_SIZE) "(%rsp), %rsi\n"
 	"	call __kretprobe_trampoline_handler\n"
 	RESTORE_REGS_STRING
 	"	popfq\n"

@@ -56,12 +56,6 @@
 
 #include "common.h"
 
-/* Offsets in struct pt_regs, for the template. */
-#define OPT_REGS_IP	128
-#define OPT_REGS_SS	160
-static_assert(offsetof(struct pt_regs, ip) == OPT_REGS_IP);
-static_assert(offsetof(struct pt_regs, ssx) == OPT_REGS_SS);
-
 /*
  * The detour template (symbols in common.h).  It lives in .rodata: it is
  * never executed in place, only copied into detour slots and patched there.
@@ -91,8 +85,8 @@ asm(".pushsection .rodata, \"a\"\n"
 	"	testl %eax, %eax\n"
 	"	jz 1f\n"
 	/* Redirected: the ret below pops the ss slot. */
-	"	movq " __stringify(OPT_REGS_IP) "(%rsp), %rax\n"
-	"	movq %rax, " __stringify(OPT_REGS_SS) "(%rsp)\n"
+	"	movq " __stringify(KP_REGS_IP) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(KP_REGS_SS) "(%rsp)\n"
 	RESTORE_REGS_STRING
 	"	popfq\n"
 	"	leaq 8(%rsp), %rsp\n"
