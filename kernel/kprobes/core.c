@@ -607,9 +607,11 @@ static int batch_write_breakpoints(void *batch)
 
 /*
  * Bring the text of every site on @batch in line with what it wants: leave
- * the optimized state where it must not stay, disarm, arm, with a single
- * arch_kprobe_sync() for all breakpoints, and queue for optimization what
- * can be.  Returns 0 or the error of arming through ftrace.
+ * the optimized state where it must not stay, arm and disarm the ftrace
+ * sites (arming first: a site changing ftrace_ops is on both for a while,
+ * never on none), disarm or arm the breakpoints with a single
+ * arch_kprobe_sync() for all, and queue for optimization what can be.
+ * Returns 0 or the error of arming through ftrace.
  */
 int kprobe_batch_apply(struct list_head *batch)
 {
@@ -620,8 +622,8 @@ int kprobe_batch_apply(struct list_head *batch)
 	lockdep_assert_held(&kprobe_mutex);
 
 	kprobe_opt_unoptimize_sites(batch);
-	kprobe_ftrace_disarm_sites(batch);
 	ret = kprobe_ftrace_arm_sites(batch);
+	kprobe_ftrace_disarm_sites(batch);
 
 	list_for_each_entry(s, batch, batch)
 		write |= site_needs_write(s);

@@ -2,10 +2,10 @@
 /*
  * Kprobes on ftrace: a site on an ftrace location (the patched call at a
  * function's entry) is not armed with a breakpoint, which ftrace would
- * overwrite, but by adding its address to the filter of one ftrace_ops
- * whose callback, kprobe_ftrace_handler() (arch code), runs the handlers.
+ * overwrite, but by adding its address to the filter of an ftrace_ops whose
+ * callback, kprobe_ftrace_handler() (arch code), runs the handlers.
  *
- * The ops is registered while at least one site is armed through it.  Its
+ * An ops is registered while at least one site is armed through it.  Its
  * filter must never be empty while it is registered, since an empty filter
  * means every function: the first address is added before registering, and
  * the ops is unregistered before the last one is removed.
@@ -25,13 +25,65 @@
 
 #include "internal.h"
 
-static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
-	.func = kprobe_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS,
+/*
+ * An ftrace_ops that sites are armed through, and how many are.
+ * kprobe_ftrace_regs saves a full struct pt_regs for the handlers.  With
+ * __ARCH_WANT_KRETPROBE_FTRACE, a site whose members are all kretprobes
+ * without entry handler needs none: it goes through kprobe_ftrace_lean,
+ * whose callback only takes instances and replaces the return address
+ * (kretprobe_ftrace_handler() in kretprobe.c).
+ */
+struct kprobe_ftrace_hook {
+	struct ftrace_ops ops;
+	unsigned int armed;
+	/* The kprobe_site::state bit of the sites armed through it. */
+	unsigned int bit;
 };
 
-/* Sites armed through kprobe_ftrace_ops. */
-static unsigned int kprobe_ftrace_armed;
+static struct kprobe_ftrace_hook kprobe_ftrace_regs = {
+	.ops = {
+		.func = kprobe_ftrace_handler,
+		.flags = FTRACE_OPS_FL_SAVE_REGS,
+	},
+	.bit = SITE_FTRACE_REGS,
+};
+
+#ifdef __ARCH_WANT_KRETPROBE_FTRACE
+static struct kprobe_ftrace_hook kprobe_ftrace_lean = {
+	.ops = {
+		.func = kretprobe_ftrace_handler,
+	},
+	.bit = SITE_FTRACE_LEAN,
+};
+
+static struct kprobe_ftrace_hook *kprobe_ftrace_hooks[] = {
+	&kprobe_ftrace_regs, &kprobe_ftrace_lean,
+};
+
+/*
+ * kprobe_ftrace_lean if every member of @kp, enabled or not, is a kretprobe
+ * without entry handler, else NULL.
+ */
+static struct kprobe_ftrace_hook *site_lean_hook(struct kprobe *kp)
+{
+	struct kprobe *p;
+
+	list_for_each_entry(p, &kp->list, list) {
+		if (!kretprobe_ftrace_member(p))
+			return NULL;
+	}
+	return &kprobe_ftrace_lean;
+}
+#else
+static struct kprobe_ftrace_hook *kprobe_ftrace_hooks[] = {
+	&kprobe_ftrace_regs,
+};
+
+static struct kprobe_ftrace_hook *site_lean_hook(struct kprobe *kp)
+{
+	return NULL;
+}
+#endif
 
 /* ftrace_kill() was called: ftrace cannot be trusted any more. */
 static bool kprobe_ftrace_disabled;
@@ -70,23 +122,51 @@ int kprobe_ftrace_prepare(struct kprobe *kp)
 	return arch_prepare_kprobe_ftrace(kp);
 }
 
+/* The hook that ftrace site @s wants to be armed through, or NULL. */
+static struct kprobe_ftrace_hook *site_wanted_hook(struct kprobe_site *s)
+{
+	struct kprobe_ftrace_hook *h;
+
+	if (!kprobe_site_wants_armed(s))
+		return NULL;
+	h = site_lean_hook(site_kp(s));
+	return h ?: &kprobe_ftrace_regs;
+}
+
 /*
- * Collect the addresses of the ftrace sites of @batch that need a change
- * (@arm: not armed but wanted; else armed but not wanted) into an array;
- * *@ips is @one for a single address.  Returns how many.
+ * Whether ftrace site @s must be added to @h (@arm) or removed from it.  A
+ * site changing hooks is added to the new one before it leaves the old one
+ * (see kprobe_batch_apply()), so that no hit is lost meanwhile; it stays on
+ * the old one if ftrace refused the new one.  While it is on both, a hit
+ * runs both callbacks: the kretprobes' instances tell the second one that
+ * the first has taken the return (see kretprobe_hold()).
  */
-static int collect_ips(struct list_head *batch, bool arm, unsigned long **ips,
-		       unsigned long *one)
+static bool site_needs_change(struct kprobe_site *s,
+			      struct kprobe_ftrace_hook *h, bool arm)
+{
+	struct kprobe_ftrace_hook *want;
+
+	if (!kprobe_ftrace(site_kp(s)) || !!(s->state & h->bit) == arm)
+		return false;
+	want = site_wanted_hook(s);
+	if (arm)
+		return want == h;
+	return want != h && (!want || (s->state & want->bit));
+}
+
+/*
+ * Collect the addresses of the ftrace sites of @batch to add to @h (@arm) or
+ * remove from it into an array; *@ips is @one for a single address.  Returns
+ * how many.
+ */
+static int collect_ips(struct list_head *batch, struct kprobe_ftrace_hook *h,
+		       bool arm, unsigned long **ips, unsigned long *one)
 {
 	struct kprobe_site *s;
 	int n = 0, i = 0;
 
-	list_for_each_entry(s, batch, batch) {
-		if (kprobe_ftrace(site_kp(s)) &&
-		    !!(s->state & SITE_ARMED) != arm &&
-		    kprobe_site_wants_armed(s) == arm)
-			n++;
-	}
+	list_for_each_entry(s, batch, batch)
+		n += site_needs_change(s, h, arm);
 	if (!n)
 		return 0;
 
@@ -97,92 +177,126 @@ static int collect_ips(struct list_head *batch, bool arm, unsigned long **ips,
 			return -ENOMEM;
 	}
 	list_for_each_entry(s, batch, batch) {
-		if (kprobe_ftrace(site_kp(s)) &&
-		    !!(s->state & SITE_ARMED) != arm &&
-		    kprobe_site_wants_armed(s) == arm)
+		if (site_needs_change(s, h, arm))
 			(*ips)[i++] = (unsigned long)site_kp(s)->addr;
 	}
 	return n;
 }
 
-static void mark_armed(struct list_head *batch, bool arm)
+static void site_set_hook(struct kprobe_site *s, struct kprobe_ftrace_hook *h,
+			  bool on)
+{
+	if (on)
+		s->state |= h->bit;
+	else
+		s->state &= ~h->bit;
+	if (s->state & (SITE_FTRACE_REGS | SITE_FTRACE_LEAN))
+		s->state |= SITE_ARMED;
+	else
+		s->state &= ~SITE_ARMED;
+}
+
+static void mark_armed(struct list_head *batch, struct kprobe_ftrace_hook *h,
+		       bool arm)
 {
 	struct kprobe_site *s;
 
 	list_for_each_entry(s, batch, batch) {
-		if (kprobe_ftrace(site_kp(s)) &&
-		    !!(s->state & SITE_ARMED) != arm &&
-		    kprobe_site_wants_armed(s) == arm) {
-			if (arm)
-				s->state |= SITE_ARMED;
-			else
-				s->state &= ~SITE_ARMED;
-		}
+		if (site_needs_change(s, h, arm))
+			site_set_hook(s, h, arm);
 	}
 }
 
-/* Arm the ftrace sites of @batch that want it, in one filter update. */
-int kprobe_ftrace_arm_sites(struct list_head *batch)
+/* Add to @h the ftrace sites of @batch that want it, in one filter update. */
+static int hook_arm_sites(struct kprobe_ftrace_hook *h,
+			  struct list_head *batch)
 {
 	unsigned long one, *ips;
 	int n, ret;
 
-	n = collect_ips(batch, true, &ips, &one);
+	n = collect_ips(batch, h, true, &ips, &one);
 	if (n <= 0)
 		return n;
 
-	ret = ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 0, 0);
+	ret = ftrace_set_filter_ips(&h->ops, ips, n, 0, 0);
 	if (ret) {
 		pr_debug("cannot set ftrace filter (%d)\n", ret);
 		goto out;
 	}
-	if (!kprobe_ftrace_armed) {
-		ret = register_ftrace_function(&kprobe_ftrace_ops);
+	if (!h->armed) {
+		ret = register_ftrace_function(&h->ops);
 		if (ret) {
 			pr_debug("cannot register ftrace ops (%d)\n", ret);
-			ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 1, 0);
+			ftrace_set_filter_ips(&h->ops, ips, n, 1, 0);
 			goto out;
 		}
 	}
-	kprobe_ftrace_armed += n;
-	mark_armed(batch, true);
+	h->armed += n;
+	mark_armed(batch, h, true);
 out:
 	if (ips != &one)
 		kfree(ips);
 	return ret;
 }
 
-/* Disarm the ftrace sites of @batch that must not stay armed. */
-void kprobe_ftrace_disarm_sites(struct list_head *batch)
+/* Remove from @h the ftrace sites of @batch that must leave it. */
+static void hook_disarm_sites(struct kprobe_ftrace_hook *h,
+			      struct list_head *batch)
 {
 	unsigned long one, *ips;
 	struct kprobe_site *s;
 	int n;
 
-	n = collect_ips(batch, false, &ips, &one);
+	n = collect_ips(batch, h, false, &ips, &one);
 	if (!n)
 		return;
 	if (n < 0) {
 		/* No memory for the array: one address at a time. */
 		list_for_each_entry(s, batch, batch) {
-			if (!kprobe_ftrace(site_kp(s)) ||
-			    !(s->state & SITE_ARMED) || kprobe_site_wants_armed(s))
+			if (!site_needs_change(s, h, false))
 				continue;
 			one = (unsigned long)site_kp(s)->addr;
-			if (kprobe_ftrace_armed == 1)
-				unregister_ftrace_function(&kprobe_ftrace_ops);
-			ftrace_set_filter_ips(&kprobe_ftrace_ops, &one, 1, 1, 0);
-			kprobe_ftrace_armed--;
-			s->state &= ~SITE_ARMED;
+			if (h->armed == 1)
+				unregister_ftrace_function(&h->ops);
+			ftrace_set_filter_ips(&h->ops, &one, 1, 1, 0);
+			h->armed--;
+			site_set_hook(s, h, false);
 		}
 		return;
 	}
 
-	if (kprobe_ftrace_armed == n)
-		unregister_ftrace_function(&kprobe_ftrace_ops);
-	ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 1, 0);
-	kprobe_ftrace_armed -= n;
-	mark_armed(batch, false);
+	if (h->armed == n)
+		unregister_ftrace_function(&h->ops);
+	ftrace_set_filter_ips(&h->ops, ips, n, 1, 0);
+	h->armed -= n;
+	mark_armed(batch, h, false);
 	if (ips != &one)
 		kfree(ips);
+}
+
+/*
+ * Arm the ftrace sites of @batch that want it, through the hook each wants:
+ * one filter update per hook.  Returns 0 or the first error; the sites of a
+ * hook that failed stay as they were.
+ */
+int kprobe_ftrace_arm_sites(struct list_head *batch)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kprobe_ftrace_hooks); i++) {
+		int err = hook_arm_sites(kprobe_ftrace_hooks[i], batch);
+
+		if (!ret)
+			ret = err;
+	}
+	return ret;
+}
+
+/* Disarm the ftrace sites of @batch from the hooks they must leave. */
+void kprobe_ftrace_disarm_sites(struct list_head *batch)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprobe_ftrace_hooks); i++)
+		hook_disarm_sites(kprobe_ftrace_hooks[i], batch);
 }

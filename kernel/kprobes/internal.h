@@ -53,6 +53,8 @@ struct kprobe_site {
 #define SITE_OPT_WAITING	0x20	/* optimizer waits for RCU tasks */
 #define SITE_OPT_DONE		0x40	/* the jump is in place */
 #define SITE_OPT_BUILT		0x80	/* had a detour once, see site_free() */
+#define SITE_FTRACE_REGS	0x100	/* armed through kprobe_ftrace_regs */
+#define SITE_FTRACE_LEAN	0x200	/* armed through kprobe_ftrace_lean */
 #define SITE_OPT_ACTIVE		(SITE_OPT_QUEUED | SITE_OPT_WAITING | SITE_OPT_DONE)
 
 /*
@@ -162,6 +164,22 @@ void kprobe_slots_flush(void);
 void __init kretprobe_init(void);
 int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs);
 void kretprobe_abandon(struct llist_node *mark);
+
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(__ARCH_WANT_KRETPROBE_FTRACE)
+void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *ops, struct ftrace_regs *fregs);
+
+/*
+ * Whether @p is a member that kretprobe_ftrace_handler() serves: a
+ * kretprobe's kprobe, without entry handler (which would want the
+ * registers).
+ */
+static inline bool kretprobe_ftrace_member(struct kprobe *p)
+{
+	return (p->flags & KPROBE_FLAG_KRETPROBE) &&
+	       !container_of(p, struct kretprobe, kp)->entry_handler;
+}
+#endif
 
 static inline struct llist_node *kretprobe_mark(void)
 {

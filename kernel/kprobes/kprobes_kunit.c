@@ -2323,6 +2323,162 @@ static void kpk_test_ftrace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&q->pre), 2 * KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, p->kp.nmissed + q->kp.nmissed, 0);
 }
+
+/* Hits of @p on every CPU. */
+static unsigned long kpk_hits(struct kprobe *p)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(p->hits, cpu));
+	return sum;
+}
+
+/*
+ * The ftrace_ops that the site of @p is armed through (kernel/kprobes/
+ * ftrace.c): SITE_FTRACE_REGS, SITE_FTRACE_LEAN (no saved struct pt_regs),
+ * both while it moves from one to the other, or none.
+ */
+static unsigned int kpk_site_ops(struct kprobe *p)
+{
+	unsigned int state = 0;
+	struct kprobe *site;
+
+	mutex_lock(&kprobe_mutex);
+	site = get_kprobe(p->addr);
+	if (site)
+		state = to_site(site)->state;
+	mutex_unlock(&kprobe_mutex);
+	return state & (SITE_FTRACE_LEAN | SITE_FTRACE_REGS);
+}
+
+/* Where a site of kretprobes without entry handler goes. */
+#ifdef __ARCH_WANT_KRETPROBE_FTRACE
+#define KPK_OPS_LEAN	SITE_FTRACE_LEAN
+#else
+#define KPK_OPS_LEAN	SITE_FTRACE_REGS
+#endif
+
+/*
+ * A kretprobe without entry handler at an ftrace site, alone or with others
+ * that come and go: its site moves between the two ftrace_ops (where the
+ * arch has both), and no call is lost or counted twice.
+ */
+static void kpk_test_ftrace_kretprobe(struct kunit *test)
+{
+	struct kpk_rp *r = kpk_rp_new(test, "kpk_target_ft", 4, false);
+	struct kpk_rp *e = kpk_rp_new(test, "kpk_target_ft", 4, true);
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_ft", 0, false);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r->rp), 0);
+	KUNIT_EXPECT_TRUE(test, kpk_site_flags(&r->rp.kp) & KPROBE_FLAG_FTRACE);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), KPK_OPS_LEAN);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, r->last_ret, KPK_CALLS - 1 + 4);
+	KUNIT_EXPECT_EQ(test, kpk_hits(&r->rp.kp), KPK_CALLS);
+
+	/* A kprobe joins: it needs the registers. */
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, &k->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), SITE_FTRACE_REGS);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 2 * KPK_CALLS);
+	kpk_unreg(test, &k->kp);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), KPK_OPS_LEAN);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 3 * KPK_CALLS);
+
+	/* So does a kretprobe with an entry handler. */
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &e->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), SITE_FTRACE_REGS);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->entry), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->match), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 4 * KPK_CALLS);
+	kpk_unreg_rp(test, &e->rp);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), KPK_OPS_LEAN);
+
+	/* Disabled, it keeps its ops; enabled again, it counts. */
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&r->rp), 0);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 4 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), KPK_OPS_LEAN);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 5 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, kpk_hits(&r->rp.kp), 5 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed + r->rp.kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, e->rp.nmissed + k->kp.nmissed, 0);
+	kpk_unreg_rp(test, &r->rp);
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 5 * KPK_CALLS);
+}
+
+struct kpk_ft_caller {
+	struct task_struct *task;
+	unsigned long calls;
+	bool bad_result;
+};
+
+static int kpk_ft_caller_fn(void *data)
+{
+	struct kpk_ft_caller *c = data;
+
+	while (!kthread_should_stop()) {
+		if (kpk_call(kpk_target_ft, 1) != 5)
+			c->bad_result = true;
+		c->calls++;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * The same while a thread calls the function all along: every call has
+ * exactly one return handler, however the site's ops change meanwhile.
+ */
+static void kpk_test_ftrace_kretprobe_switch(struct kunit *test)
+{
+	struct kpk_rp *r = kpk_rp_new(test, "kpk_target_ft", 4, false);
+	struct kpk_rp *r2 = kpk_rp_new(test, "kpk_target_ft", 4, false);
+	struct kpk_rp *e = kpk_rp_new(test, "kpk_target_ft", 4, true);
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_ft", 0, false);
+	struct kpk_ft_caller c = { };
+	int i;
+
+	r->rp.maxactive = 4;
+	r2->rp.maxactive = 4;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r2->rp), 0);
+	c.task = kthread_run(kpk_ft_caller_fn, &c, "kpk_ft_caller");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c.task));
+	for (i = 0; i < 20; i++) {
+		KUNIT_EXPECT_EQ(test, kpk_reg(test, &k->kp), 0);
+		usleep_range(100, 200);
+		kpk_unreg(test, &k->kp);
+		KUNIT_EXPECT_EQ(test, kpk_reg_rp(test, &e->rp), 0);
+		usleep_range(100, 200);
+		kpk_unreg_rp(test, &e->rp);
+	}
+	kthread_stop(c.task);
+	/* The thread is gone: so are its pending instances, if any. */
+	kunit_info(test, "%lu calls, kprobe %d, entry handler %d hits",
+		   c.calls, atomic_read(&k->pre), atomic_read(&e->entry));
+	KUNIT_EXPECT_FALSE(test, c.bad_result);
+	KUNIT_EXPECT_GT(test, c.calls, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), c.calls);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r2->ret), c.calls);
+	KUNIT_EXPECT_EQ(test, kpk_hits(&r->rp.kp), c.calls);
+	KUNIT_EXPECT_EQ(test, kpk_hits(&r2->rp.kp), c.calls);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed + r->rp.kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, r2->rp.nmissed + r2->rp.kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), KPK_OPS_LEAN);
+	kpk_unreg_rp(test, &r2->rp);
+	kpk_unreg_rp(test, &r->rp);
+}
 #endif
 
 /* ---------------------------------------------------------------------------
@@ -3029,6 +3185,8 @@ static struct kunit_case kprobes_kunit_cases[] = {
 #endif
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	KUNIT_CASE(kpk_test_ftrace),
+	KUNIT_CASE(kpk_test_ftrace_kretprobe),
+	KUNIT_CASE_SLOW(kpk_test_ftrace_kretprobe_switch),
 #endif
 #ifdef CONFIG_JPROBES
 	KUNIT_CASE_PARAM(kpk_test_jprobe, kpk_jsites_gen_params),

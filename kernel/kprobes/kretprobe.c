@@ -74,10 +74,10 @@ static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
 }
 
-/* The pre handler of every kretprobe's kp, at the function's entry. */
-notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
+/* An instance of @rp for a call, or NULL (counted as missed). */
+static nokprobe_inline struct kretprobe_instance *
+kretprobe_take(struct kretprobe *rp)
 {
-	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_holder *rph = rp->rph;
 	struct kretprobe_instance *ri;
 
@@ -85,21 +85,139 @@ notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	if (unlikely(!ri)) {
 		/* Every instance is out, in calls that have not returned yet. */
 		kprobe_count_missed(&rp->nmissed);
-		return 0;
+		return NULL;
 	}
 	/* Set here rather than at pool creation: the line is written anyway. */
 	ri->rph = rph;
+	return ri;
+}
+
+#ifdef __ARCH_WANT_KRETPROBE_FTRACE
+/*
+ * Whether an instance of @ri's kretprobe already holds @ri's frame.  The
+ * instances of the frame are the newest ones on the task's list.
+ */
+static notrace bool kretprobe_frame_held(struct kretprobe_instance *ri)
+{
+	struct llist_node *node;
+
+	for (node = current->kretprobe_instances.first; node;
+	     node = node->next) {
+		struct kretprobe_instance *old =
+			container_of(node, struct kretprobe_instance, llist);
+
+		if (old->fp != ri->fp)
+			break;
+		if (old->rph == ri->rph)
+			return true;
+	}
+	return false;
+}
+NOKPROBE_SYMBOL(kretprobe_frame_held);
+
+/*
+ * A site moving between the two ftrace_ops of ftrace.c is armed through both
+ * for a while, and a hit then runs the kretprobe entry of both callbacks.
+ * The second finds that it saved the trampoline as the return address, and
+ * an instance of the same kretprobe on the frame: it gives its instance
+ * back, and the hit it counted.
+ */
+static nokprobe_inline bool kretprobe_double(struct kretprobe *rp,
+					     struct kretprobe_instance *ri)
+{
+	if (likely(ri->ret_addr != kretprobe_trampoline_addr()) ||
+	    !kretprobe_frame_held(ri))
+		return false;
+	__this_cpu_dec(*rp->kp.hits);
+	objpool_push(ri, &ri->rph->pool);
+	return true;
+}
+#else
+static nokprobe_inline bool kretprobe_double(struct kretprobe *rp,
+					     struct kretprobe_instance *ri)
+{
+	return false;
+}
+#endif
+
+/* @ri's frame now returns to the trampoline: put @ri on the task's list. */
+static nokprobe_inline void kretprobe_hold(struct kretprobe *rp,
+					   struct kretprobe_instance *ri)
+{
+	if (!kretprobe_double(rp, ri))
+		__llist_add(&ri->llist, &current->kretprobe_instances);
+}
+
+/* The pre handler of every kretprobe's kp, at the function's entry. */
+notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_instance *ri;
+
+	ri = kretprobe_take(rp);
+	if (unlikely(!ri))
+		return 0;
 
 	/* An entry handler may decline this call: then its return is not probed. */
 	if (!rp->entry_handler || !rp->entry_handler(ri, regs)) {
 		arch_prepare_kretprobe(ri, regs);
-		__llist_add(&ri->llist, &current->kretprobe_instances);
+		kretprobe_hold(rp, ri);
 	} else {
-		objpool_push(ri, &rph->pool);
+		objpool_push(ri, &ri->rph->pool);
 	}
 	return 0;
 }
 NOKPROBE_SYMBOL(kretprobe_pre_handler);
+
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(__ARCH_WANT_KRETPROBE_FTRACE)
+/**
+ * kretprobe_ftrace_handler() - the ftrace callback of lean kretprobe sites
+ * @ip: the ftrace location, the site's address
+ * @parent_ip: the caller's address
+ * @ops: kprobe_ftrace_lean's ops
+ * @fregs: the arguments and stack pointer saved by ftrace
+ *
+ * For the ftrace sites whose members are all kretprobes without entry
+ * handler (ftrace.c): no handler runs at the entry, so the ops does without
+ * FTRACE_OPS_FL_SAVE_REGS, and no probe is set running.  A hit from a
+ * probe's handler counts as missed, as with kprobe_ftrace_handler().
+ */
+notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs)
+{
+	struct kprobe *site, *p;
+
+	preempt_disable_notrace();
+	site = get_kprobe((kprobe_opcode_t *)ip);
+	if (unlikely(!site))
+		goto out;
+	/* A member joining the site is kprobe_ftrace_handler()'s. */
+	if (unlikely(kprobe_running())) {
+		list_for_each_entry_lockless(p, &site->list, list) {
+			if (kretprobe_ftrace_member(p) && !kprobe_disabled(p))
+				kprobe_count_missed(&p->nmissed);
+		}
+		goto out;
+	}
+	list_for_each_entry_lockless(p, &site->list, list) {
+		struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+		struct kretprobe_instance *ri;
+
+		if (!kretprobe_ftrace_member(p) || kprobe_disabled(p))
+			continue;
+		__this_cpu_inc(*p->hits);
+		ri = kretprobe_take(rp);
+		if (unlikely(!ri))
+			continue;
+		arch_prepare_kretprobe_ftrace(ri, fregs);
+		kretprobe_hold(rp, ri);
+	}
+out:
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(kretprobe_ftrace_handler);
+#endif
 
 /*
  * The next real return address on @tsk's list after *@cur (from the newest

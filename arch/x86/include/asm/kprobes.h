@@ -147,6 +147,11 @@ arch_kretprobe_fixup_return(struct pt_regs *regs,
 {
 	*(unsigned long *)(regs + 1) = (unsigned long)correct_ret_addr;
 }
+
+/* ftrace_caller saves the stack pointer, where the return address is. */
+#ifdef CONFIG_KPROBES_ON_FTRACE
+#define __ARCH_WANT_KRETPROBE_FTRACE
+#endif
 #endif
 
 #endif /* CONFIG_KPROBES */
