@@ -40,7 +40,9 @@ x86_64)
 	# Upstream's detour sets regs->ip in C: read op->kp.addr instead.
 	upstream/optimized) sym=optimized_callback; arg=rdi; ip_off=40
 		back=3 ;;
-	ours/kretprobe) sym=kretprobe_pre_handler; back=1 ;;
+	# Ours: a lone kretprobe goes through the ftrace_ops without saved
+	# struct pt_regs; ftrace_caller saves ip as the end of the call.
+	ours/kretprobe) sym=arch_prepare_kretprobe_ftrace; back=5 ;;
 	upstream/kretprobe) sym=pre_handler_kretprobe; back=1 ;;
 	esac ;;
 arm64)
