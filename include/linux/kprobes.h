@@ -471,7 +471,9 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				the pre handlers, emulates the nop for the
  *				post handlers as if it had run.
  * and with CONFIG_KRETPROBES, if asm/kprobes.h defines
- * __ARCH_WANT_KRETPROBE_FTRACE (optional):
+ * __ARCH_WANT_KRETPROBE_FTRACE (optional; the arch must have
+ * HAVE_DYNAMIC_FTRACE_WITH_ARGS, and its ri->fp must be the stack pointer
+ * at the entry, where the return address is):
  * arch_prepare_kretprobe_ftrace(ri, fregs)
  *				arch_prepare_kretprobe() from the struct
  *				ftrace_regs of an ftrace_ops without

@@ -40,7 +40,7 @@ struct kprobe_ftrace_hook {
 	unsigned int bit;
 };
 
-static struct kprobe_ftrace_hook kprobe_ftrace_regs = {
+static struct kprobe_ftrace_hook kprobe_ftrace_regs __read_mostly = {
 	.ops = {
 		.func = kprobe_ftrace_handler,
 		.flags = FTRACE_OPS_FL_SAVE_REGS,
@@ -48,15 +48,15 @@ static struct kprobe_ftrace_hook kprobe_ftrace_regs = {
 	.bit = SITE_FTRACE_REGS,
 };
 
-#ifdef __ARCH_WANT_KRETPROBE_FTRACE
-static struct kprobe_ftrace_hook kprobe_ftrace_lean = {
+#ifdef KPROBES_FTRACE_LEAN
+static struct kprobe_ftrace_hook kprobe_ftrace_lean __read_mostly = {
 	.ops = {
 		.func = kretprobe_ftrace_handler,
 	},
 	.bit = SITE_FTRACE_LEAN,
 };
 
-static struct kprobe_ftrace_hook *kprobe_ftrace_hooks[] = {
+static struct kprobe_ftrace_hook *const kprobe_ftrace_hooks[] = {
 	&kprobe_ftrace_regs, &kprobe_ftrace_lean,
 };
 
@@ -75,7 +75,7 @@ static struct kprobe_ftrace_hook *site_lean_hook(struct kprobe *kp)
 	return &kprobe_ftrace_lean;
 }
 #else
-static struct kprobe_ftrace_hook *kprobe_ftrace_hooks[] = {
+static struct kprobe_ftrace_hook *const kprobe_ftrace_hooks[] = {
 	&kprobe_ftrace_regs,
 };
 
@@ -274,6 +274,72 @@ static void hook_disarm_sites(struct kprobe_ftrace_hook *h,
 		kfree(ips);
 }
 
+#ifdef KPROBES_FTRACE_LEAN
+/*
+ * A site about to move from one hook to the other: while it is on both, a
+ * call may go through both callbacks, and the kretprobes they both serve
+ * must check that the first did not take the return already (see
+ * kretprobe_taken()).
+ */
+static void site_set_moving(struct kprobe_site *s, bool moving)
+{
+	struct kprobe *p;
+
+	list_for_each_entry(p, &site_kp(s)->list, list) {
+		if (!kretprobe_ftrace_member(p))
+			continue;
+		if (moving)
+			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_FTRACE_MOVING);
+		else
+			WRITE_ONCE(p->flags,
+				   p->flags & ~KPROBE_FLAG_FTRACE_MOVING);
+	}
+	if (moving)
+		s->state |= SITE_FTRACE_MOVING;
+	else
+		s->state &= ~SITE_FTRACE_MOVING;
+}
+
+static void mark_moving(struct list_head *batch)
+{
+	struct kprobe_ftrace_hook *want;
+	struct kprobe_site *s;
+
+	list_for_each_entry(s, batch, batch) {
+		if (!kprobe_ftrace(site_kp(s)) ||
+		    !(s->state & (SITE_FTRACE_REGS | SITE_FTRACE_LEAN)))
+			continue;
+		want = site_wanted_hook(s);
+		if (want && !(s->state & want->bit))
+			site_set_moving(s, true);
+	}
+}
+
+/*
+ * The sites that moved are on one hook again (or stayed on the old one):
+ * once no CPU is in ftrace's list function between their two callbacks any
+ * more (it runs with preemption disabled), the kretprobes stop checking.
+ */
+static void unmark_moving(struct list_head *batch)
+{
+	struct kprobe_site *s;
+	bool moved = false;
+
+	list_for_each_entry(s, batch, batch)
+		moved |= !!(s->state & SITE_FTRACE_MOVING);
+	if (!moved)
+		return;
+	synchronize_rcu();
+	list_for_each_entry(s, batch, batch) {
+		if (s->state & SITE_FTRACE_MOVING)
+			site_set_moving(s, false);
+	}
+}
+#else
+static void mark_moving(struct list_head *batch) { }
+static void unmark_moving(struct list_head *batch) { }
+#endif
+
 /*
  * Arm the ftrace sites of @batch that want it, through the hook each wants:
  * one filter update per hook.  Returns 0 or the first error; the sites of a
@@ -283,6 +349,7 @@ int kprobe_ftrace_arm_sites(struct list_head *batch)
 {
 	int i, ret = 0;
 
+	mark_moving(batch);
 	for (i = 0; i < ARRAY_SIZE(kprobe_ftrace_hooks); i++) {
 		int err = hook_arm_sites(kprobe_ftrace_hooks[i], batch);
 
@@ -292,11 +359,15 @@ int kprobe_ftrace_arm_sites(struct list_head *batch)
 	return ret;
 }
 
-/* Disarm the ftrace sites of @batch from the hooks they must leave. */
+/*
+ * Disarm the ftrace sites of @batch from the hooks they must leave; called
+ * after kprobe_ftrace_arm_sites().
+ */
 void kprobe_ftrace_disarm_sites(struct list_head *batch)
 {
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(kprobe_ftrace_hooks); i++)
 		hook_disarm_sites(kprobe_ftrace_hooks[i], batch);
+	unmark_moving(batch);
 }

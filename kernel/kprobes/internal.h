@@ -55,6 +55,7 @@ struct kprobe_site {
 #define SITE_OPT_BUILT		0x80	/* had a detour once, see site_free() */
 #define SITE_FTRACE_REGS	0x100	/* armed through kprobe_ftrace_regs */
 #define SITE_FTRACE_LEAN	0x200	/* armed through kprobe_ftrace_lean */
+#define SITE_FTRACE_MOVING	0x400	/* from one of the two to the other */
 #define SITE_OPT_ACTIVE		(SITE_OPT_QUEUED | SITE_OPT_WAITING | SITE_OPT_DONE)
 
 /*
@@ -70,6 +71,13 @@ struct kprobe_site {
  * set (KPROBE_FLAG_DISABLED), so the probe is left as its caller gave it.
  */
 #define KPROBE_FLAG_ROLLBACK		0x40000000U
+
+/*
+ * Set on the members that kretprobe_ftrace_handler() serves while their
+ * site moves from one ftrace_ops to the other (ftrace.c): a call may then go
+ * through both callbacks, and the second must not take the return again.
+ */
+#define KPROBE_FLAG_FTRACE_MOVING	0x20000000U
 
 static inline struct kprobe *site_kp(struct kprobe_site *s)
 {
@@ -165,7 +173,13 @@ void __init kretprobe_init(void);
 int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs);
 void kretprobe_abandon(struct llist_node *mark);
 
+/*
+ * Kretprobes without entry handler at ftrace sites go through an ftrace_ops
+ * of their own (ftrace.c, kretprobe.c).
+ */
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(__ARCH_WANT_KRETPROBE_FTRACE)
+#define KPROBES_FTRACE_LEAN
+
 void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			      struct ftrace_ops *ops, struct ftrace_regs *fregs);
 

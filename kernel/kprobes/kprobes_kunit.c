@@ -2354,7 +2354,7 @@ static unsigned int kpk_site_ops(struct kprobe *p)
 }
 
 /* Where a site of kretprobes without entry handler goes. */
-#ifdef __ARCH_WANT_KRETPROBE_FTRACE
+#ifdef KPROBES_FTRACE_LEAN
 #define KPK_OPS_LEAN	SITE_FTRACE_LEAN
 #else
 #define KPK_OPS_LEAN	SITE_FTRACE_REGS
@@ -2401,8 +2401,9 @@ static void kpk_test_ftrace_kretprobe(struct kunit *test)
 	kpk_unreg_rp(test, &e->rp);
 	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), KPK_OPS_LEAN);
 
-	/* Disabled, it keeps its ops; enabled again, it counts. */
+	/* Disabled, the lone member leaves the site unarmed. */
 	KUNIT_EXPECT_EQ(test, disable_kretprobe(&r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), 0);
 	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 4 * KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, enable_kretprobe(&r->rp), 0);

@@ -92,60 +92,47 @@ kretprobe_take(struct kretprobe *rp)
 	return ri;
 }
 
-#ifdef __ARCH_WANT_KRETPROBE_FTRACE
+#ifdef KPROBES_FTRACE_LEAN
 /*
- * Whether an instance of @ri's kretprobe already holds @ri's frame.  The
- * instances of the frame are the newest ones on the task's list.
+ * Whether @p's kretprobe already took the return of the frame whose return
+ * address is at @sp, in this same call: its site moves between the two
+ * ftrace_ops of ftrace.c, and the call went through both callbacks.  The
+ * frame's instances are the newest on the task's list, and the arch says
+ * ri->fp is that stack pointer (__ARCH_WANT_KRETPROBE_FTRACE).  Asked only
+ * while the site moves: a function that tail-calls itself enters again with
+ * the same stack pointer before it returns, and then has two instances of
+ * its own.
  */
-static notrace bool kretprobe_frame_held(struct kretprobe_instance *ri)
+static notrace bool kretprobe_frame_taken(struct kprobe *p, unsigned long sp)
 {
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct llist_node *node;
 
 	for (node = current->kretprobe_instances.first; node;
 	     node = node->next) {
-		struct kretprobe_instance *old =
+		struct kretprobe_instance *ri =
 			container_of(node, struct kretprobe_instance, llist);
 
-		if (old->fp != ri->fp)
+		if (ri->fp != (void *)sp)
 			break;
-		if (old->rph == ri->rph)
+		if (ri->rph == rp->rph)
 			return true;
 	}
 	return false;
 }
-NOKPROBE_SYMBOL(kretprobe_frame_held);
+NOKPROBE_SYMBOL(kretprobe_frame_taken);
 
-/*
- * A site moving between the two ftrace_ops of ftrace.c is armed through both
- * for a while, and a hit then runs the kretprobe entry of both callbacks.
- * The second finds that it saved the trampoline as the return address, and
- * an instance of the same kretprobe on the frame: it gives its instance
- * back, and the hit it counted.
- */
-static nokprobe_inline bool kretprobe_double(struct kretprobe *rp,
-					     struct kretprobe_instance *ri)
+static nokprobe_inline bool kretprobe_taken(struct kprobe *p, unsigned long sp)
 {
-	if (likely(ri->ret_addr != kretprobe_trampoline_addr()) ||
-	    !kretprobe_frame_held(ri))
-		return false;
-	__this_cpu_dec(*rp->kp.hits);
-	objpool_push(ri, &ri->rph->pool);
-	return true;
-}
-#else
-static nokprobe_inline bool kretprobe_double(struct kretprobe *rp,
-					     struct kretprobe_instance *ri)
-{
-	return false;
+	return unlikely(READ_ONCE(p->flags) & KPROBE_FLAG_FTRACE_MOVING) &&
+	       kretprobe_frame_taken(p, sp);
 }
 #endif
 
 /* @ri's frame now returns to the trampoline: put @ri on the task's list. */
-static nokprobe_inline void kretprobe_hold(struct kretprobe *rp,
-					   struct kretprobe_instance *ri)
+static nokprobe_inline void kretprobe_hold(struct kretprobe_instance *ri)
 {
-	if (!kretprobe_double(rp, ri))
-		__llist_add(&ri->llist, &current->kretprobe_instances);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
 }
 
 /* The pre handler of every kretprobe's kp, at the function's entry. */
@@ -154,6 +141,13 @@ notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri;
 
+#ifdef KPROBES_FTRACE_LEAN
+	if (kretprobe_taken(p, kernel_stack_pointer(regs))) {
+		/* Not a hit of its own: the core counted it. */
+		this_cpu_dec(*p->hits);
+		return 0;
+	}
+#endif
 	ri = kretprobe_take(rp);
 	if (unlikely(!ri))
 		return 0;
@@ -161,7 +155,7 @@ notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	/* An entry handler may decline this call: then its return is not probed. */
 	if (!rp->entry_handler || !rp->entry_handler(ri, regs)) {
 		arch_prepare_kretprobe(ri, regs);
-		kretprobe_hold(rp, ri);
+		kretprobe_hold(ri);
 	} else {
 		objpool_push(ri, &ri->rph->pool);
 	}
@@ -169,7 +163,7 @@ notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kretprobe_pre_handler);
 
-#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(__ARCH_WANT_KRETPROBE_FTRACE)
+#ifdef KPROBES_FTRACE_LEAN
 /**
  * kretprobe_ftrace_handler() - the ftrace callback of lean kretprobe sites
  * @ip: the ftrace location, the site's address
@@ -186,6 +180,7 @@ notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
 				      struct ftrace_regs *fregs)
 {
+	unsigned long sp = ftrace_regs_get_stack_pointer(fregs);
 	struct kprobe *site, *p;
 
 	preempt_disable_notrace();
@@ -201,17 +196,21 @@ notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		goto out;
 	}
 	list_for_each_entry_lockless(p, &site->list, list) {
-		struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 		struct kretprobe_instance *ri;
 
-		if (!kretprobe_ftrace_member(p) || kprobe_disabled(p))
+		if (!kretprobe_ftrace_member(p) || kprobe_disabled(p) ||
+		    kretprobe_taken(p, sp))
 			continue;
-		__this_cpu_inc(*p->hits);
-		ri = kretprobe_take(rp);
+		/*
+		 * No probe is running: an NMI may hit this site and count
+		 * too.
+		 */
+		this_cpu_inc(*p->hits);
+		ri = kretprobe_take(container_of(p, struct kretprobe, kp));
 		if (unlikely(!ri))
 			continue;
 		arch_prepare_kretprobe_ftrace(ri, fregs);
-		kretprobe_hold(rp, ri);
+		kretprobe_hold(ri);
 	}
 out:
 	preempt_enable_notrace();
