@@ -220,7 +220,8 @@ struct kretprobe_instance {
  * @ri: the instance
  *
  * Return: the kretprobe, or NULL when it has been unregistered while this
- * invocation was pending.
+ * invocation was pending, or (in an entry handler) is being unregistered on
+ * another CPU.
  */
 static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
 {

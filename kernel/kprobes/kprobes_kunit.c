@@ -1223,9 +1223,14 @@ struct kpk_rp {
 
 static int kpk_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct kpk_rp *k = to_kpk_rp(get_kretprobe(ri));
+	struct kretprobe *rp = get_kretprobe(ri);
 	struct kpk_rp_data *d = (struct kpk_rp_data *)ri->data;
+	struct kpk_rp *k;
 
+	/* Being unregistered on another CPU: decline the call. */
+	if (!rp)
+		return 1;
+	k = to_kpk_rp(rp);
 	atomic_inc(&k->entry);
 	d->arg = regs_get_kernel_argument(regs, 0);
 	d->magic = KPK_RP_MAGIC;
