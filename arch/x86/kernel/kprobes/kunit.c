@@ -424,6 +424,40 @@ static void test_reentry(struct kunit *test)
 	unregister_kprobe(&inner);
 }
 
+static atomic_t tail_returns;
+
+static int tail_ret_handler(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	if (regs_return_value(regs) == 7)
+		atomic_inc(&tail_returns);
+	return 0;
+}
+
+/*
+ * A function that tail-calls itself enters again at the same stack pointer
+ * before it returns: every entry has an instance, and every instance its
+ * return handler when the function returns, once.
+ */
+static void test_kretprobe_tail_call(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpx_tailself",
+		.handler = tail_ret_handler,
+		.maxactive = 8,
+	};
+
+	atomic_set(&tail_returns, 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpx_tailself(3), 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tail_returns), 4);
+	KUNIT_EXPECT_EQ(test, kpx_tailself(0), 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tail_returns), 5);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, rp.kp.nmissed, 0);
+	unregister_kretprobe(&rp);
+}
+
 /* A pre handler moves execution elsewhere, from a breakpoint and a detour. */
 static void test_redirect(struct kunit *test)
 {
@@ -542,6 +576,7 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_fault_fixup),
 	KUNIT_CASE(test_reentry),
 	KUNIT_CASE(test_redirect),
+	KUNIT_CASE(test_kretprobe_tail_call),
 	KUNIT_CASE(test_fault_handler_fixes),
 	KUNIT_CASE(test_optimized),
 	KUNIT_CASE(test_opt_covering),

@@ -17,6 +17,19 @@ SYM_FUNC_START(kpx_leaf)
 	RET
 SYM_FUNC_END(kpx_leaf)
 
+/*
+ * 7, after tail-calling itself x times: each call enters again at the same
+ * stack pointer, before any returns.
+ */
+SYM_FUNC_START(kpx_tailself)
+	testq	%rdi, %rdi
+	jz	1f
+	decq	%rdi
+	jmp	kpx_tailself
+1:	movl	$7, %eax
+	RET
+SYM_FUNC_END(kpx_tailself)
+
 /* x ? 1 : 2, through a jz rel8. */
 SYM_FUNC_START(kpx_jcc8)
 	xorl	%eax, %eax
