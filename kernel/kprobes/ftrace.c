@@ -138,8 +138,7 @@ static struct kprobe_ftrace_hook *site_wanted_hook(struct kprobe_site *s)
  * site changing hooks is added to the new one before it leaves the old one
  * (see kprobe_batch_apply()), so that no hit is lost meanwhile; it stays on
  * the old one if ftrace refused the new one.  While it is on both, a hit
- * runs both callbacks: the kretprobes' instances tell the second one that
- * the first has taken the return (see kretprobe_hold()).
+ * may run both callbacks (see mark_moving()).
  */
 static bool site_needs_change(struct kprobe_site *s,
 			      struct kprobe_ftrace_hook *h, bool arm)

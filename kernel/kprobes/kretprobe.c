@@ -129,12 +129,6 @@ static nokprobe_inline bool kretprobe_taken(struct kprobe *p, unsigned long sp)
 }
 #endif
 
-/* @ri's frame now returns to the trampoline: put @ri on the task's list. */
-static nokprobe_inline void kretprobe_hold(struct kretprobe_instance *ri)
-{
-	__llist_add(&ri->llist, &current->kretprobe_instances);
-}
-
 /* The pre handler of every kretprobe's kp, at the function's entry. */
 notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
@@ -155,7 +149,7 @@ notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	/* An entry handler may decline this call: then its return is not probed. */
 	if (!rp->entry_handler || !rp->entry_handler(ri, regs)) {
 		arch_prepare_kretprobe(ri, regs);
-		kretprobe_hold(ri);
+		__llist_add(&ri->llist, &current->kretprobe_instances);
 	} else {
 		objpool_push(ri, &ri->rph->pool);
 	}
@@ -210,7 +204,7 @@ notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		if (unlikely(!ri))
 			continue;
 		arch_prepare_kretprobe_ftrace(ri, fregs);
-		kretprobe_hold(ri);
+		__llist_add(&ri->llist, &current->kretprobe_instances);
 	}
 out:
 	preempt_enable_notrace();
