@@ -422,7 +422,10 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				and replace it by __kretprobe_trampoline.
  * __kretprobe_trampoline	Asm: builds a full pt_regs, calls
  *				__kretprobe_trampoline_handler(regs, fp) and
- *				returns to what it returns; no trap.
+ *				returns to what it returns; no trap.  Going
+ *				back it must reload the return value
+ *				registers from regs (a handler may change
+ *				them); the others it may take as they are.
  * arch_kretprobe_fixup_return(regs, ret)
  *				Make @regs (as seen by handlers) return to @ret.
  *				Called before the handlers run; the generic

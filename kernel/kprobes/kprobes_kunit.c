@@ -1323,6 +1323,39 @@ static void kpk_test_kretprobe(struct kunit *test)
 	kpk_unreg_rp(test, &k->rp);
 }
 
+#define KPK_RP_FLIP	0x5a5a0
+
+/* Changes the return value, as the kretprobe documentation allows. */
+static int kpk_rp_set_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	if (!rp)
+		return 0;
+	atomic_inc(&to_kpk_rp(rp)->ret);
+	regs_set_return_value(regs, regs_return_value(regs) ^ KPK_RP_FLIP);
+	return 0;
+}
+
+/* The caller sees the return value the return handler set. */
+static void kpk_test_kretprobe_set_return(struct kunit *test)
+{
+	const struct kpk_site *s = test->param_value;
+	struct kpk_rp *k = kpk_rp_new(test, s->sym, s->delta, false);
+	int i;
+
+	k->rp.handler = kpk_rp_set_ret;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	for (i = 0; i < KPK_CALLS; i++)
+		KUNIT_EXPECT_EQ(test, kpk_call(s->fn, 100 + i),
+				(100 + i + s->delta) ^ KPK_RP_FLIP);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, k->rp.nmissed, 0);
+	kpk_unreg_rp(test, &k->rp);
+	kpk_calls(test, s->fn, s->delta, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS);
+}
+
 /* An entry handler returning non-zero: no return handler for that call. */
 static void kpk_test_kretprobe_entry_skip(struct kunit *test)
 {
@@ -3172,6 +3205,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 #endif
 	KUNIT_CASE_PARAM(kpk_test_aggregate, kpk_sites_gen_params),
 	KUNIT_CASE_PARAM(kpk_test_kretprobe, kpk_sites_gen_params),
+	KUNIT_CASE_PARAM(kpk_test_kretprobe_set_return, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_kretprobe_entry_skip),
 	KUNIT_CASE(kpk_test_kretprobe_context),
 	KUNIT_CASE(kpk_test_kretprobe_maxactive),

@@ -25,6 +25,8 @@
  * Offsets in struct pt_regs for the asm that builds one (x86's asm-offsets
  * has no ip, ss or size); checked against the struct below.
  */
+#define KP_REGS_AX		80
+#define KP_REGS_DX		96
 #define KP_REGS_IP		128
 #define KP_REGS_SP		152
 #define KP_REGS_SS		160
@@ -104,6 +106,8 @@
 #include <linux/kprobes.h>
 
 #ifdef CONFIG_X86_64
+static_assert(offsetof(struct pt_regs, ax) == KP_REGS_AX);
+static_assert(offsetof(struct pt_regs, dx) == KP_REGS_DX);
 static_assert(offsetof(struct pt_regs, ip) == KP_REGS_IP);
 static_assert(offsetof(struct pt_regs, sp) == KP_REGS_SP);
 static_assert(offsetof(struct pt_regs, ssx) == KP_REGS_SS);

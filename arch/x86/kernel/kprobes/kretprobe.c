@@ -37,8 +37,11 @@
  * (the trampoline until the core knows better), orig_ax, then
  * PUSH_GPRS_STRING's part.  "pushq %rsp" saves ri->fp - 8: the addq makes
  * regs->sp the caller's stack pointer, ri->fp + 8, once the flags are saved.
- * The flags are restored with popf before the final ret; lea, unlike add,
- * leaves them alone while skipping the sp and ss slots.
+ *
+ * Going back, only the return value is reloaded: %rax and %rdx (the second
+ * half of a 128-bit value), which a handler may have changed.  The
+ * callee-saved registers are as saved, the C calling convention kept them;
+ * the other registers and the arithmetic flags are dead at a return.
  */
 asm(".text\n"
 	".global __kretprobe_trampoline\n"
@@ -59,9 +62,11 @@ asm(".text\n"
 	"	movq %rsp, %rdi\n"
 	"	leaq " __stringify(KP_REGS_SIZE) "(%rsp), %rsi\n"
 	"	call __kretprobe_trampoline_handler\n"
-	RESTORE_REGS_STRING
-	"	popfq\n"
-	"	leaq 16(%rsp), %rsp\n"
+	"	movq " __stringify(KP_REGS_AX) "(%rsp), %rax\n"
+	"	movq " __stringify(KP_REGS_DX) "(%rsp), %rdx\n"
+	"	addq $" __stringify(KP_REGS_SIZE) ", %rsp\n"
+	/* As at the start: objtool need not see the registers popped. */
+	UNWIND_HINT_FUNC
 	ASM_RET
 	".size __kretprobe_trampoline, .-__kretprobe_trampoline\n"
 );
