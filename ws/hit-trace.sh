@@ -42,7 +42,7 @@ x86_64)
 		back=3 ;;
 	# Ours: a lone kretprobe goes through the ftrace_ops without saved
 	# struct pt_regs; ftrace_caller saves ip as the end of the call.
-	ours/kretprobe) sym=arch_prepare_kretprobe_ftrace; back=5 ;;
+	ours/kretprobe) sym=kretprobe_ftrace_handler; arg=rcx; back=5 ;;
 	upstream/kretprobe) sym=pre_handler_kretprobe; back=1 ;;
 	esac ;;
 arm64)

@@ -474,18 +474,18 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  * kprobe_ftrace_handler()	The ftrace_ops callback (arch code): calls
  *				the pre handlers, emulates the nop for the
  *				post handlers as if it had run.
- * and with CONFIG_KRETPROBES, if asm/kprobes.h defines
- * __ARCH_WANT_KRETPROBE_FTRACE (optional; the arch must have
- * HAVE_DYNAMIC_FTRACE_WITH_ARGS, and its ri->fp must be the stack pointer
- * at the entry, where the return address is):
- * arch_prepare_kretprobe_ftrace(ri, fregs)
- *				arch_prepare_kretprobe() from the struct
- *				ftrace_regs of an ftrace_ops without
- *				FTRACE_OPS_FL_SAVE_REGS.  The core then arms
- *				the ftrace sites whose members are all
- *				kretprobes without entry handler through such
- *				an ops: no struct pt_regs is saved at their
- *				entry.
+ * __ARCH_WANT_KRETPROBE_FTRACE	Optional, defined by asm/kprobes.h with
+ *				CONFIG_KRETPROBES: at an ftrace location the
+ *				return address is in memory at the stack
+ *				pointer (ftrace_regs_get_stack_pointer()),
+ *				and arch_prepare_kretprobe() sets ri->fp to
+ *				that address.  The arch must have
+ *				HAVE_DYNAMIC_FTRACE_WITH_ARGS.  The core then
+ *				arms the ftrace sites whose members are all
+ *				kretprobes without entry handler through an
+ *				ftrace_ops without FTRACE_OPS_FL_SAVE_REGS,
+ *				and swaps their return address itself: no
+ *				struct pt_regs is saved at their entry.
  *
  * Faults: the arch's fault path calls kprobe_fault_handler(regs, trapnr)
  * (arch code) when kprobe_running(); it recovers a fault in the out-of-line
@@ -659,10 +659,6 @@ extern int sysctl_kprobes_optimization;
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
-#if defined(CONFIG_KRETPROBES) && defined(__ARCH_WANT_KRETPROBE_FTRACE)
-void arch_prepare_kretprobe_ftrace(struct kretprobe_instance *ri,
-				   struct ftrace_regs *fregs);
-#endif
 #endif
 
 #ifdef CONFIG_JPROBES

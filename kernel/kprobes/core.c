@@ -61,11 +61,6 @@ DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 /* See <linux/kprobes.h>: set around every handler call, fast path or not. */
 DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
 
-static struct hlist_head *kprobe_bucket(void *addr)
-{
-	return &kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)];
-}
-
 /* ---------------------------------------------------------------------------
  * The hit path.  Preemption is disabled, no lock is taken.
  *
@@ -87,13 +82,7 @@ static struct hlist_head *kprobe_bucket(void *addr)
  */
 notrace struct kprobe *get_kprobe(void *addr)
 {
-	struct kprobe *p;
-
-	hlist_for_each_entry_rcu_notrace(p, kprobe_bucket(addr), hlist) {
-		if (p->addr == addr && !kprobe_gone(p))
-			return p;
-	}
-	return NULL;
+	return __get_kprobe(addr);
 }
 EXPORT_SYMBOL_GPL(get_kprobe);
 NOKPROBE_SYMBOL(get_kprobe);

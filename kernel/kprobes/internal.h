@@ -11,8 +11,10 @@
 #ifndef _KERNEL_KPROBES_INTERNAL_H
 #define _KERNEL_KPROBES_INTERNAL_H
 
+#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/rculist.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 
@@ -124,6 +126,24 @@ static inline bool site_jump_installed(struct kprobe *kp)
 extern struct hlist_head kprobe_table[];
 #define KPROBE_HASH_BITS	8
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_HASH_BITS)
+
+static inline struct hlist_head *kprobe_bucket(void *addr)
+{
+	return &kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)];
+}
+
+/* get_kprobe(), for the generic hit paths. */
+static __always_inline struct kprobe *__get_kprobe(void *addr)
+{
+	struct kprobe *p;
+
+	hlist_for_each_entry_rcu_notrace(p, kprobe_bucket(addr), hlist) {
+		if (p->addr == addr && !kprobe_gone(p))
+			return p;
+	}
+	return NULL;
+}
+
 extern bool kprobes_all_disarmed;
 
 bool kprobe_is_site(struct kprobe *p);

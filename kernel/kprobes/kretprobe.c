@@ -45,8 +45,13 @@ void __init kretprobe_init(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		INIT_LIST_HEAD(&per_cpu(kretprobe_running_kp, cpu).list);
+	for_each_possible_cpu(cpu) {
+		struct kprobe *running = &per_cpu(kretprobe_running_kp, cpu);
+
+		INIT_LIST_HEAD(&running->list);
+		/* kprobe_resolve() put every kretprobe at a function's entry. */
+		running->flags = KPROBE_FLAG_ON_FUNC_ENTRY;
+	}
 }
 
 static void kretprobe_drop_rcu(struct rcu_head *head)
@@ -78,17 +83,12 @@ static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 static nokprobe_inline struct kretprobe_instance *
 kretprobe_take(struct kretprobe *rp)
 {
-	struct kretprobe_holder *rph = rp->rph;
 	struct kretprobe_instance *ri;
 
-	ri = objpool_pop(&rph->pool);
-	if (unlikely(!ri)) {
-		/* Every instance is out, in calls that have not returned yet. */
+	ri = objpool_pop(&rp->rph->pool);
+	/* None: every instance is out, in calls that have not returned yet. */
+	if (unlikely(!ri))
 		kprobe_count_missed(&rp->nmissed);
-		return NULL;
-	}
-	/* Set here rather than at pool creation: the line is written anyway. */
-	ri->rph = rph;
 	return ri;
 }
 
@@ -158,6 +158,25 @@ notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kretprobe_pre_handler);
 
 #ifdef KPROBES_FTRACE_LEAN
+/*
+ * arch_prepare_kretprobe() from ftrace's struct ftrace_regs: the arch says
+ * (__ARCH_WANT_KRETPROBE_FTRACE) that the return address is at the stack
+ * pointer of the entry, and that ri->fp is where it is.
+ */
+static nokprobe_inline void kretprobe_hijack_ftrace(struct kretprobe_instance *ri,
+						    unsigned long sp)
+{
+	kprobe_opcode_t **slot = (kprobe_opcode_t **)sp;
+
+	ri->ret_addr = *slot;
+	ri->fp = slot;
+	*slot = kretprobe_trampoline_addr();
+}
+
+#define KRETPROBE_FTRACE_TESTED	(KPROBE_FLAG_KRETPROBE | KPROBE_FLAG_GONE | \
+				 KPROBE_FLAG_DISABLED | \
+				 KPROBE_FLAG_FTRACE_MOVING)
+
 /**
  * kretprobe_ftrace_handler() - the ftrace callback of lean kretprobe sites
  * @ip: the ftrace location, the site's address
@@ -178,7 +197,7 @@ notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct kprobe *site, *p;
 
 	preempt_disable_notrace();
-	site = get_kprobe((kprobe_opcode_t *)ip);
+	site = __get_kprobe((kprobe_opcode_t *)ip);
 	if (unlikely(!site))
 		goto out;
 	/* A member joining the site is kprobe_ftrace_handler()'s. */
@@ -190,10 +209,21 @@ notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		goto out;
 	}
 	list_for_each_entry_lockless(p, &site->list, list) {
+		unsigned int flags = READ_ONCE(p->flags);
 		struct kretprobe_instance *ri;
 
-		if (!kretprobe_ftrace_member(p) || kprobe_disabled(p) ||
-		    kretprobe_taken(p, sp))
+		/*
+		 * One test for the usual case: a kretprobe, enabled, its site
+		 * not moving.  Only members are flagged as moving.
+		 */
+		if (unlikely((flags & KRETPROBE_FTRACE_TESTED) !=
+			     KPROBE_FLAG_KRETPROBE)) {
+			if (!(flags & KPROBE_FLAG_KRETPROBE) ||
+			    (flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE)) ||
+			    kretprobe_frame_taken(p, sp))
+				continue;
+		}
+		if (container_of(p, struct kretprobe, kp)->entry_handler)
 			continue;
 		/*
 		 * No probe is running: an NMI may hit this site and count
@@ -203,7 +233,7 @@ notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		ri = kretprobe_take(container_of(p, struct kretprobe, kp));
 		if (unlikely(!ri))
 			continue;
-		arch_prepare_kretprobe_ftrace(ri, fregs);
+		kretprobe_hijack_ftrace(ri, sp);
 		__llist_add(&ri->llist, &current->kretprobe_instances);
 	}
 out:
@@ -320,7 +350,7 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	 * count them as missed.  Otherwise a probe hit by a handler counts as
 	 * missed, kprobe_running() being kretprobe_running_kp.
 	 */
-	if (!kprobe_running()) {
+	if (likely(!kprobe_running())) {
 		running = this_cpu_ptr(&kretprobe_running_kp);
 		__this_cpu_write(current_kprobe, running);
 		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
@@ -346,8 +376,6 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 				 */
 				ri->ret_addr = (kprobe_opcode_t *)correct_ret_addr;
 				running->addr = rp->kp.addr;
-				running->flags = rp->kp.flags &
-						 KPROBE_FLAG_ON_FUNC_ENTRY;
 				rp->handler(ri, regs);
 			} else {
 				kprobe_count_missed(&rp->nmissed);
@@ -430,6 +458,15 @@ static int kretprobe_holder_free(struct objpool_head *pool, void *context)
 	return 0;
 }
 
+/* objpool's objinit callback: each instance knows its pool for good. */
+static int kretprobe_instance_init(void *obj, void *context)
+{
+	struct kretprobe_instance *ri = obj;
+
+	ri->rph = context;
+	return 0;
+}
+
 /* Check @rp and give it its pool; nothing is registered yet. */
 static int kretprobe_prepare(struct kretprobe *rp)
 {
@@ -460,7 +497,8 @@ static int kretprobe_prepare(struct kretprobe *rp)
 		return -ENOMEM;
 	ret = objpool_init(&rph->pool, maxactive,
 			   sizeof(struct kretprobe_instance) + rp->data_size,
-			   GFP_KERNEL, NULL, NULL, kretprobe_holder_free);
+			   GFP_KERNEL, rph, kretprobe_instance_init,
+			   kretprobe_holder_free);
 	if (ret) {
 		kfree(rph);
 		return ret;

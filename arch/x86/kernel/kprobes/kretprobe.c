@@ -18,7 +18,6 @@
  * and the trampoline's final ret takes it from there.
  */
 #include <linux/kprobes.h>
-#include <linux/ftrace.h>
 #include <linux/objtool.h>
 #include <linux/linkage.h>
 #include <asm/unwind_hints.h>
@@ -77,29 +76,17 @@ NOKPROBE_SYMBOL(__kretprobe_trampoline);
  */
 STACK_FRAME_NON_STANDARD_FP(__kretprobe_trampoline);
 
-static nokprobe_inline void kretprobe_hijack(struct kretprobe_instance *ri,
-					     unsigned long *slot)
+/*
+ * At the entry, the return address is at the stack pointer.  So it is at an
+ * ftrace location (__ARCH_WANT_KRETPROBE_FTRACE, asm/kprobes.h), where the
+ * core swaps it itself.
+ */
+void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	unsigned long *slot = (unsigned long *)regs->sp;
+
 	ri->ret_addr = (kprobe_opcode_t *)*slot;
 	ri->fp = slot;
 	*slot = (unsigned long)&__kretprobe_trampoline;
 }
-
-/* At the entry, the return address is at the stack pointer. */
-void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	kretprobe_hijack(ri, (unsigned long *)regs->sp);
-}
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
-
-#ifdef CONFIG_KPROBES_ON_FTRACE
-/* ftrace_caller saves the stack pointer of the entry too. */
-void arch_prepare_kretprobe_ftrace(struct kretprobe_instance *ri,
-				   struct ftrace_regs *fregs)
-{
-	unsigned long sp = ftrace_regs_get_stack_pointer(fregs);
-
-	kretprobe_hijack(ri, (unsigned long *)sp);
-}
-NOKPROBE_SYMBOL(arch_prepare_kretprobe_ftrace);
-#endif
