@@ -14,8 +14,8 @@
 #include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
-#include <linux/rculist.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 
 struct module;
