@@ -334,9 +334,32 @@ static void unmark_moving(struct list_head *batch)
 			site_set_moving(s, false);
 	}
 }
+
+#if IS_ENABLED(CONFIG_KPROBES_KUNIT_TEST)
+/* See internal.h: for the test of a call through both callbacks. */
+void (*kprobe_ftrace_both_hook)(void);
+
+static void call_both_hook(struct list_head *batch)
+{
+	const unsigned int both = SITE_FTRACE_REGS | SITE_FTRACE_LEAN;
+	struct kprobe_site *s;
+
+	if (!kprobe_ftrace_both_hook)
+		return;
+	list_for_each_entry(s, batch, batch) {
+		if ((s->state & both) == both) {
+			kprobe_ftrace_both_hook();
+			return;
+		}
+	}
+}
+#else
+static void call_both_hook(struct list_head *batch) { }
+#endif
 #else
 static void mark_moving(struct list_head *batch) { }
 static void unmark_moving(struct list_head *batch) { }
+static void call_both_hook(struct list_head *batch) { }
 #endif
 
 /*
@@ -366,6 +389,7 @@ void kprobe_ftrace_disarm_sites(struct list_head *batch)
 {
 	int i;
 
+	call_both_hook(batch);
 	for (i = 0; i < ARRAY_SIZE(kprobe_ftrace_hooks); i++)
 		hook_disarm_sites(kprobe_ftrace_hooks[i], batch);
 	unmark_moving(batch);

@@ -213,6 +213,13 @@ static inline bool kretprobe_ftrace_member(struct kprobe *p)
 	return (p->flags & KPROBE_FLAG_KRETPROBE) &&
 	       !container_of(p, struct kretprobe, kp)->entry_handler;
 }
+
+/*
+ * ftrace.c, for the KUnit suite: if set, called (kprobe_mutex held) while
+ * a site of the batch being applied is on both ftrace_ops, so that a test
+ * can call its function then.
+ */
+extern void (*kprobe_ftrace_both_hook)(void);
 #endif
 
 static inline struct llist_node *kretprobe_mark(void)

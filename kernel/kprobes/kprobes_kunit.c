@@ -2456,6 +2456,81 @@ static void kpk_test_ftrace_kretprobe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 5 * KPK_CALLS);
 }
 
+#ifdef KPROBES_FTRACE_LEAN
+static int kpk_both_calls;
+static bool kpk_both_bad;
+
+/* kprobe_ftrace_both_hook: calls while the site is on both ftrace_ops. */
+static void kpk_call_on_both(void)
+{
+	int i;
+
+	for (i = 0; i < KPK_CALLS; i++) {
+		if (kpk_call(kpk_target_ft, i) != i + 4)
+			kpk_both_bad = true;
+	}
+	kpk_both_calls += KPK_CALLS;
+}
+
+static void kpk_clear_both_hook(void *unused)
+{
+	kprobe_ftrace_both_hook = NULL;
+}
+
+/*
+ * Calls made while a site of kretprobes is on both ftrace_ops, as it moves
+ * from one to the other: each goes through both callbacks (in one order on
+ * the way there, maybe the other on the way back), and still takes one
+ * instance of each kretprobe and has one return handler.
+ */
+static void kpk_test_ftrace_kretprobe_both(struct kunit *test)
+{
+	struct kpk_rp *r = kpk_rp_new(test, "kpk_target_ft", 4, false);
+	struct kpk_rp *r2 = kpk_rp_new(test, "kpk_target_ft", 4, false);
+	struct kpk_probe *k = kpk_new(test, 1, "kpk_target_ft", 0, false);
+
+	kpk_both_calls = 0;
+	kpk_both_bad = false;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &r2->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_site_ops(&r->rp.kp), SITE_FTRACE_LEAN);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							kpk_clear_both_hook,
+							NULL), 0);
+	kprobe_ftrace_both_hook = kpk_call_on_both;
+
+	/* A kprobe joins: the site goes from the lean ops to the other. */
+	KUNIT_EXPECT_EQ(test, kpk_reg(test, &k->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_both_calls, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), SITE_FTRACE_REGS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r2->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, kpk_hits(&r->rp.kp), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, kpk_hits(&r2->rp.kp), KPK_CALLS);
+
+	/* It leaves: back to the lean ops. */
+	kpk_unreg(test, &k->kp);
+	kprobe_ftrace_both_hook = NULL;
+	KUNIT_EXPECT_EQ(test, kpk_both_calls, 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), SITE_FTRACE_LEAN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r2->ret), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, kpk_hits(&r->rp.kp), 2 * KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, kpk_hits(&r2->rp.kp), 2 * KPK_CALLS);
+
+	/* Settled, no check of a moving site is left. */
+	kpk_calls(test, kpk_target_ft, 4, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 3 * KPK_CALLS);
+	KUNIT_EXPECT_FALSE(test, r->rp.kp.flags & KPROBE_FLAG_FTRACE_MOVING);
+	KUNIT_EXPECT_FALSE(test, kpk_both_bad);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed + r->rp.kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, r2->rp.nmissed + r2->rp.kp.nmissed, 0);
+	kpk_unreg_rp(test, &r2->rp);
+	kpk_unreg_rp(test, &r->rp);
+}
+#endif
+
 struct kpk_ft_caller {
 	struct task_struct *task;
 	unsigned long calls;
@@ -3227,6 +3302,9 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_ftrace),
 	KUNIT_CASE(kpk_test_ftrace_kretprobe),
 	KUNIT_CASE_SLOW(kpk_test_ftrace_kretprobe_switch),
+#ifdef KPROBES_FTRACE_LEAN
+	KUNIT_CASE(kpk_test_ftrace_kretprobe_both),
+#endif
 #endif
 #ifdef CONFIG_JPROBES
 	KUNIT_CASE_PARAM(kpk_test_jprobe, kpk_jsites_gen_params),
