@@ -423,9 +423,13 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  * __kretprobe_trampoline	Asm: builds a full pt_regs, calls
  *				__kretprobe_trampoline_handler(regs, fp) and
  *				returns to what it returns; no trap.  Going
- *				back it must reload the return value
- *				registers from regs (a handler may change
- *				them); the others it may take as they are.
+ *				back it must reload from regs whatever the
+ *				C call may have clobbered (a handler may
+ *				change the return value, and asm functions
+ *				may return in any register or the flags, or
+ *				promise to keep caller-saved ones); the
+ *				callee-saved registers it may take as they
+ *				are.
  * arch_kretprobe_fixup_return(regs, ret)
  *				Make @regs (as seen by handlers) return to @ret.
  *				Called before the handlers run; the generic

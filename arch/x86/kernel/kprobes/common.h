@@ -13,7 +13,9 @@
  * only pushes the general purpose registers, for a caller that pushed cs,
  * ip and orig_ax itself.  RESTORE_REGS_STRING reloads the general purpose
  * registers and leaves the stack pointer on the flags slot; POP_GPRS_STRING
- * (64-bit) only reloads them, leaving it on orig_ax.  They do not modify
+ * (64-bit) only reloads them, leaving it on orig_ax, and
+ * LOAD_CALLER_SAVED_STRING only the caller-saved ones, leaving it alone.
+ * They do not modify
  * the arithmetic flags, so that code after them may still branch on a
  * comparison made before them.
  */
@@ -25,8 +27,7 @@
  * Offsets in struct pt_regs for the asm that builds one (x86's asm-offsets
  * has no ip, ss or size); checked against the struct below.
  */
-#define KP_REGS_AX		80
-#define KP_REGS_DX		96
+#define KP_REGS_FLAGS		144
 #define KP_REGS_IP		128
 #define KP_REGS_SP		152
 #define KP_REGS_SS		160
@@ -74,6 +75,18 @@
 	POP_GPRS_STRING			\
 	"	leaq 24(%rsp), %rsp\n"
 
+/* From struct pt_regs at %rsp: r11 to di, in order (checked below). */
+#define LOAD_CALLER_SAVED_STRING	\
+	"	movq 48(%rsp), %r11\n"	\
+	"	movq 56(%rsp), %r10\n"	\
+	"	movq 64(%rsp), %r9\n"	\
+	"	movq 72(%rsp), %r8\n"	\
+	"	movq 80(%rsp), %rax\n"	\
+	"	movq 88(%rsp), %rcx\n"	\
+	"	movq 96(%rsp), %rdx\n"	\
+	"	movq 104(%rsp), %rsi\n"	\
+	"	movq 112(%rsp), %rdi\n"
+
 #else /* !CONFIG_X86_64 */
 
 /* cs, ip, orig_ax, gs and fs are reserved; the data segments are saved. */
@@ -106,8 +119,9 @@
 #include <linux/kprobes.h>
 
 #ifdef CONFIG_X86_64
-static_assert(offsetof(struct pt_regs, ax) == KP_REGS_AX);
-static_assert(offsetof(struct pt_regs, dx) == KP_REGS_DX);
+static_assert(offsetof(struct pt_regs, flags) == KP_REGS_FLAGS);
+static_assert(offsetof(struct pt_regs, r11) == 48 &&
+	      offsetof(struct pt_regs, di) == 112);
 static_assert(offsetof(struct pt_regs, ip) == KP_REGS_IP);
 static_assert(offsetof(struct pt_regs, sp) == KP_REGS_SP);
 static_assert(offsetof(struct pt_regs, ssx) == KP_REGS_SS);

@@ -37,10 +37,13 @@
  * PUSH_GPRS_STRING's part.  "pushq %rsp" saves ri->fp - 8: the addq makes
  * regs->sp the caller's stack pointer, ri->fp + 8, once the flags are saved.
  *
- * Going back, only the return value is reloaded: %rax and %rdx (the second
- * half of a 128-bit value), which a handler may have changed.  The
- * callee-saved registers are as saved, the C calling convention kept them;
- * the other registers and the arithmetic flags are dead at a return.
+ * Going back, the callee-saved registers are not reloaded: the C calling
+ * convention kept them as saved.  Everything else is, flags included: a
+ * handler may change the return value, and asm functions with conventions
+ * of their own return in other registers or in the flags, or promise to
+ * leave the caller-saved registers alone (__get_user_*(),
+ * this_cpu_cmpxchg16b_emu()).  lea, unlike add, leaves the flags alone
+ * while skipping the slots around the popf.
  */
 asm(".text\n"
 	".global __kretprobe_trampoline\n"
@@ -61,10 +64,11 @@ asm(".text\n"
 	"	movq %rsp, %rdi\n"
 	"	leaq " __stringify(KP_REGS_SIZE) "(%rsp), %rsi\n"
 	"	call __kretprobe_trampoline_handler\n"
-	"	movq " __stringify(KP_REGS_AX) "(%rsp), %rax\n"
-	"	movq " __stringify(KP_REGS_DX) "(%rsp), %rdx\n"
-	"	addq $" __stringify(KP_REGS_SIZE) ", %rsp\n"
-	/* As at the start: objtool need not see the registers popped. */
+	LOAD_CALLER_SAVED_STRING
+	"	leaq " __stringify(KP_REGS_FLAGS) "(%rsp), %rsp\n"
+	"	popfq\n"
+	"	leaq 16(%rsp), %rsp\n"
+	/* As at the start: objtool need not see rbx..r15 popped. */
 	UNWIND_HINT_FUNC
 	ASM_RET
 	".size __kretprobe_trampoline, .-__kretprobe_trampoline\n"

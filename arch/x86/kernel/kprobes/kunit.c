@@ -458,6 +458,40 @@ static void test_kretprobe_tail_call(struct kunit *test)
 	unregister_kretprobe(&rp);
 }
 
+static atomic_t keep_returns;
+
+static int keep_ret_handler(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	if (regs_return_value(regs) == 1 && regs->dx == 2 &&
+	    (regs->flags & X86_EFLAGS_CF))
+		atomic_inc(&keep_returns);
+	return 0;
+}
+
+/*
+ * A kretprobed asm function with a convention of its own (returns in %rdx
+ * and CF too, keeps the caller-saved registers): its caller finds every
+ * register as the function left it, whatever the return handler's C code
+ * did with them.
+ */
+static void test_kretprobe_own_convention(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpx_keepregs",
+		.handler = keep_ret_handler,
+	};
+
+	atomic_set(&keep_returns, 0);
+	KUNIT_ASSERT_EQ(test, kpx_keepregs_caller(), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpx_keepregs_caller(), 0);
+	KUNIT_EXPECT_EQ(test, kpx_keepregs_caller(), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&keep_returns), 2);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+}
+
 /* A pre handler moves execution elsewhere, from a breakpoint and a detour. */
 static void test_redirect(struct kunit *test)
 {
@@ -577,6 +611,7 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_reentry),
 	KUNIT_CASE(test_redirect),
 	KUNIT_CASE(test_kretprobe_tail_call),
+	KUNIT_CASE(test_kretprobe_own_convention),
 	KUNIT_CASE(test_fault_handler_fixes),
 	KUNIT_CASE(test_optimized),
 	KUNIT_CASE(test_opt_covering),

@@ -8,6 +8,7 @@
 #include <linux/objtool.h>
 #include <asm/asm.h>
 #include <asm/nospec-branch.h>
+#include <asm/processor-flags.h>
 
 	.text
 
@@ -29,6 +30,75 @@ SYM_FUNC_START(kpx_tailself)
 1:	movl	$7, %eax
 	RET
 SYM_FUNC_END(kpx_tailself)
+
+/*
+ * A callee with a convention of its own, as __get_user_*(): it returns 1 in
+ * %rax, 2 in %rdx and CF set, and leaves every other register alone.
+ */
+SYM_FUNC_START(kpx_keepregs)
+	movl	$1, %eax
+	movl	$2, %edx
+	stc
+	RET
+SYM_FUNC_END(kpx_keepregs)
+
+.macro kpx_expect slot, val, bit
+	cmpq	$\val, \slot(%rsp)
+	je	.Lexpect\@
+	orl	$\bit, %eax
+.Lexpect\@:
+.endm
+
+/*
+ * Calls kpx_keepregs with known values in the registers it promises to
+ * leave alone (caller-saved ones and two callee-saved ones) and returns a
+ * mask of what came back wrong: 0 if nothing.
+ */
+SYM_FUNC_START(kpx_keepregs_caller)
+	pushq	%rbx
+	pushq	%r12
+	movl	$0x101, %ecx
+	movl	$0x102, %esi
+	movl	$0x103, %edi
+	movl	$0x104, %r8d
+	movl	$0x105, %r9d
+	movl	$0x106, %r10d
+	movl	$0x107, %r11d
+	movl	$0x108, %ebx
+	movl	$0x109, %r12d
+	call	kpx_keepregs
+	pushfq
+	pushq	%rax
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%rbx
+	pushq	%r12
+	xorl	%eax, %eax
+	kpx_expect 0, 0x109, 0x1
+	kpx_expect 8, 0x108, 0x2
+	kpx_expect 16, 0x107, 0x4
+	kpx_expect 24, 0x106, 0x8
+	kpx_expect 32, 0x105, 0x10
+	kpx_expect 40, 0x104, 0x20
+	kpx_expect 48, 0x103, 0x40
+	kpx_expect 56, 0x102, 0x80
+	kpx_expect 64, 0x101, 0x100
+	kpx_expect 72, 2, 0x200
+	kpx_expect 80, 1, 0x400
+	testq	$X86_EFLAGS_CF, 88(%rsp)
+	jnz	1f
+	orl	$0x800, %eax
+1:	addq	$96, %rsp
+	popq	%r12
+	popq	%rbx
+	RET
+SYM_FUNC_END(kpx_keepregs_caller)
 
 /* x ? 1 : 2, through a jz rel8. */
 SYM_FUNC_START(kpx_jcc8)

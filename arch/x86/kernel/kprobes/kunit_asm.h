@@ -8,6 +8,8 @@ extern const u32 kpx_offsets[];
 extern u64 kpx_data;
 long kpx_leaf(void);
 long kpx_tailself(long x);
+long kpx_keepregs(void);
+int kpx_keepregs_caller(void);
 long kpx_jcc8(long x);
 long kpx_jcc32(long x);
 long kpx_call(void);
