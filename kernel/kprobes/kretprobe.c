@@ -173,6 +173,51 @@ static nokprobe_inline void kretprobe_hijack_ftrace(struct kretprobe_instance *r
 	*slot = kretprobe_trampoline_addr();
 }
 
+/* A hit of lean member @p, at the entry whose stack pointer is @sp. */
+static nokprobe_inline void kretprobe_ftrace_hit(struct kprobe *p,
+						 unsigned long sp)
+{
+	struct kretprobe_instance *ri;
+
+	/* No probe is running: an NMI may hit this site and count too. */
+	this_cpu_inc(*p->hits);
+	ri = kretprobe_take(container_of(p, struct kretprobe, kp));
+	if (unlikely(!ri))
+		return;
+	kretprobe_hijack_ftrace(ri, sp);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+}
+
+/*
+ * kretprobe_ftrace_handler() from member @p on, @p being one the fast path
+ * does not serve: not a lean member (it joins the site, which is moving to
+ * the other ftrace_ops), disabled, or flagged as moving.
+ */
+static noinline notrace void kretprobe_ftrace_rest(struct kprobe *site,
+						   struct kprobe *p,
+						   unsigned long sp)
+{
+	list_for_each_entry_from_rcu(p, &site->list, list) {
+		if (!kretprobe_ftrace_member(p) || kprobe_disabled(p) ||
+		    kretprobe_taken(p, sp))
+			continue;
+		kretprobe_ftrace_hit(p, sp);
+	}
+}
+NOKPROBE_SYMBOL(kretprobe_ftrace_rest);
+
+/* A hit from a probe's handler: every lean member that would count misses. */
+static noinline notrace void kretprobe_ftrace_missed(struct kprobe *site)
+{
+	struct kprobe *p;
+
+	list_for_each_entry_lockless(p, &site->list, list) {
+		if (kretprobe_ftrace_member(p) && !kprobe_disabled(p))
+			kprobe_count_missed(&p->nmissed);
+	}
+}
+NOKPROBE_SYMBOL(kretprobe_ftrace_missed);
+
 #define KRETPROBE_FTRACE_TESTED	(KPROBE_FLAG_KRETPROBE | KPROBE_FLAG_GONE | \
 				 KPROBE_FLAG_DISABLED | \
 				 KPROBE_FLAG_FTRACE_MOVING)
@@ -188,6 +233,11 @@ static nokprobe_inline void kretprobe_hijack_ftrace(struct kretprobe_instance *r
  * handler (ftrace.c): no handler runs at the entry, so the ops does without
  * FTRACE_OPS_FL_SAVE_REGS, and no probe is set running.  A hit from a
  * probe's handler counts as missed, as with kprobe_ftrace_handler().
+ *
+ * The usual member (a kretprobe without entry handler, enabled, its site
+ * not moving) passes one test of its flags; the first other one sends the
+ * rest of the site to kretprobe_ftrace_rest().  Nothing is called on the
+ * usual path, so that it needs no callee-saved register.
  */
 notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
@@ -202,39 +252,17 @@ notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		goto out;
 	/* A member joining the site is kprobe_ftrace_handler()'s. */
 	if (unlikely(kprobe_running())) {
-		list_for_each_entry_lockless(p, &site->list, list) {
-			if (kretprobe_ftrace_member(p) && !kprobe_disabled(p))
-				kprobe_count_missed(&p->nmissed);
-		}
+		kretprobe_ftrace_missed(site);
 		goto out;
 	}
 	list_for_each_entry_lockless(p, &site->list, list) {
-		unsigned int flags = READ_ONCE(p->flags);
-		struct kretprobe_instance *ri;
-
-		/*
-		 * One test for the usual case: a kretprobe, enabled, its site
-		 * not moving.  Only members are flagged as moving.
-		 */
-		if (unlikely((flags & KRETPROBE_FTRACE_TESTED) !=
-			     KPROBE_FLAG_KRETPROBE)) {
-			if (!(flags & KPROBE_FLAG_KRETPROBE) ||
-			    (flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE)) ||
-			    kretprobe_frame_taken(p, sp))
-				continue;
+		if (unlikely((READ_ONCE(p->flags) & KRETPROBE_FTRACE_TESTED) !=
+			     KPROBE_FLAG_KRETPROBE ||
+			     container_of(p, struct kretprobe, kp)->entry_handler)) {
+			kretprobe_ftrace_rest(site, p, sp);
+			break;
 		}
-		if (container_of(p, struct kretprobe, kp)->entry_handler)
-			continue;
-		/*
-		 * No probe is running: an NMI may hit this site and count
-		 * too.
-		 */
-		this_cpu_inc(*p->hits);
-		ri = kretprobe_take(container_of(p, struct kretprobe, kp));
-		if (unlikely(!ri))
-			continue;
-		kretprobe_hijack_ftrace(ri, sp);
-		__llist_add(&ri->llist, &current->kretprobe_instances);
+		kretprobe_ftrace_hit(p, sp);
 	}
 out:
 	preempt_enable_notrace();
@@ -312,6 +340,59 @@ bool is_kretprobe_trampoline(unsigned long addr)
 }
 NOKPROBE_SYMBOL(is_kretprobe_trampoline);
 
+/*
+ * Run the return handlers of a frame's instances, from @node to @last, with
+ * kprobe_running() kretprobe_running_kp: a probe their handlers hit counts
+ * as missed.  @ret is the frame's return address, @fp the frame.
+ */
+static nokprobe_inline void kretprobe_frame_handlers(struct llist_node *node,
+						     struct llist_node *last,
+						     struct pt_regs *regs,
+						     unsigned long ret,
+						     void *fp)
+{
+	struct kprobe *running = this_cpu_ptr(&kretprobe_running_kp);
+
+	__this_cpu_write(current_kprobe, running);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	for (; ; node = node->next) {
+		struct kretprobe_instance *ri =
+			container_of(node, struct kretprobe_instance, llist);
+		struct kretprobe *rp = get_kretprobe(ri);
+
+		WARN_ON_ONCE(ri->fp != fp);
+		if (rp && rp->handler) {
+			/*
+			 * A second kretprobe's instance saved the trampoline
+			 * (get_kretprobe_retaddr()).
+			 */
+			ri->ret_addr = (kprobe_opcode_t *)ret;
+			running->addr = rp->kp.addr;
+			rp->handler(ri, regs);
+		}
+		if (node == last)
+			break;
+	}
+	__this_cpu_write(current_kprobe, NULL);
+}
+
+/* The return of a frame inside another probe's handler: no handler runs. */
+static noinline notrace void kretprobe_frame_missed(struct llist_node *node,
+						    struct llist_node *last)
+{
+	for (; ; node = node->next) {
+		struct kretprobe_instance *ri =
+			container_of(node, struct kretprobe_instance, llist);
+		struct kretprobe *rp = get_kretprobe(ri);
+
+		if (rp && rp->handler)
+			kprobe_count_missed(&rp->nmissed);
+		if (node == last)
+			break;
+	}
+}
+NOKPROBE_SYMBOL(kretprobe_frame_missed);
+
 /**
  * __kretprobe_trampoline_handler() - a kretprobed function returned
  * @regs: the registers at the return, built by the trampoline
@@ -326,11 +407,9 @@ NOKPROBE_SYMBOL(is_kretprobe_trampoline);
 notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 						     void *frame_pointer)
 {
-	struct llist_node *first, *node, *last = NULL;
+	struct llist_node *first, *last = NULL;
 	struct kretprobe_instance *ri;
 	unsigned long correct_ret_addr;
-	struct kprobe *running = NULL;
-	struct kretprobe *rp;
 
 	/*
 	 * The list's head, for the handlers' walk below too: an interrupt in
@@ -345,45 +424,21 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		      frame_pointer);
 
 	preempt_disable();
-	/*
-	 * Inside another probe's handler, our handlers would reenter kprobes:
-	 * count them as missed.  Otherwise a probe hit by a handler counts as
-	 * missed, kprobe_running() being kretprobe_running_kp.
-	 */
-	if (likely(!kprobe_running())) {
-		running = this_cpu_ptr(&kretprobe_running_kp);
-		__this_cpu_write(current_kprobe, running);
-		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-	}
 
 	/* The registers the handlers see return where the function would. */
 	instruction_pointer_set(regs, correct_ret_addr);
 	arch_kretprobe_fixup_return(regs, (kprobe_opcode_t *)correct_ret_addr);
 
 	/*
-	 * Run the handlers with the instances still on the list, so that an
-	 * unwinder called by a handler still finds the real return address.
+	 * Inside another probe's handler, our handlers would reenter kprobes:
+	 * count them as missed.  The handlers run with the instances still on
+	 * the list, so that an unwinder they call finds the return address.
 	 */
-	for (node = first; node; node = node->next) {
-		ri = container_of(node, struct kretprobe_instance, llist);
-		WARN_ON_ONCE(ri->fp != frame_pointer);
-		rp = get_kretprobe(ri);
-		if (rp && rp->handler) {
-			if (running) {
-				/*
-				 * A second kretprobe's instance saved the
-				 * trampoline (get_kretprobe_retaddr()).
-				 */
-				ri->ret_addr = (kprobe_opcode_t *)correct_ret_addr;
-				running->addr = rp->kp.addr;
-				rp->handler(ri, regs);
-			} else {
-				kprobe_count_missed(&rp->nmissed);
-			}
-		}
-		if (node == last)
-			break;
-	}
+	if (likely(!kprobe_running()))
+		kretprobe_frame_handlers(first, last, regs, correct_ret_addr,
+					 frame_pointer);
+	else
+		kretprobe_frame_missed(first, last);
 
 	current->kretprobe_instances.first = last->next;
 	last->next = NULL;
@@ -392,9 +447,6 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		first = first->next;
 		kretprobe_recycle(ri);
 	}
-
-	if (running)
-		__this_cpu_write(current_kprobe, NULL);
 	preempt_enable();
 
 	return correct_ret_addr;
