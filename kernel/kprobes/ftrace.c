@@ -337,20 +337,19 @@ static void unmark_moving(struct list_head *batch)
 
 #if IS_ENABLED(CONFIG_KPROBES_KUNIT_TEST)
 /* See internal.h: for the test of a call through both callbacks. */
-void (*kprobe_ftrace_both_hook)(void);
+void (*kprobe_ftrace_both_hook)(kprobe_opcode_t *addr);
 
 static void call_both_hook(struct list_head *batch)
 {
 	const unsigned int both = SITE_FTRACE_REGS | SITE_FTRACE_LEAN;
+	void (*hook)(kprobe_opcode_t *addr) = READ_ONCE(kprobe_ftrace_both_hook);
 	struct kprobe_site *s;
 
-	if (!kprobe_ftrace_both_hook)
+	if (!hook)
 		return;
 	list_for_each_entry(s, batch, batch) {
-		if ((s->state & both) == both) {
-			kprobe_ftrace_both_hook();
-			return;
-		}
+		if ((s->state & both) == both)
+			hook(site_kp(s)->addr);
 	}
 }
 #else

@@ -127,7 +127,7 @@ extern struct hlist_head kprobe_table[];
 #define KPROBE_HASH_BITS	8
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_HASH_BITS)
 
-static inline struct hlist_head *kprobe_bucket(void *addr)
+static __always_inline struct hlist_head *kprobe_bucket(void *addr)
 {
 	return &kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)];
 }
@@ -215,11 +215,11 @@ static inline bool kretprobe_ftrace_member(struct kprobe *p)
 }
 
 /*
- * ftrace.c, for the KUnit suite: if set, called (kprobe_mutex held) while
- * a site of the batch being applied is on both ftrace_ops, so that a test
- * can call its function then.
+ * ftrace.c, for the KUnit suite: if set, called (kprobe_mutex held) with
+ * the address of each site of the batch being applied that is on both
+ * ftrace_ops, so that a test can call its function then.
  */
-extern void (*kprobe_ftrace_both_hook)(void);
+extern void (*kprobe_ftrace_both_hook)(kprobe_opcode_t *addr);
 #endif
 
 static inline struct llist_node *kretprobe_mark(void)

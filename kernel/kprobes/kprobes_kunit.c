@@ -2457,14 +2457,18 @@ static void kpk_test_ftrace_kretprobe(struct kunit *test)
 }
 
 #ifdef KPROBES_FTRACE_LEAN
+static kprobe_opcode_t *kpk_both_addr;
 static int kpk_both_calls;
 static bool kpk_both_bad;
 
 /* kprobe_ftrace_both_hook: calls while the site is on both ftrace_ops. */
-static void kpk_call_on_both(void)
+static void kpk_call_on_both(kprobe_opcode_t *addr)
 {
 	int i;
 
+	/* Another task's batch. */
+	if (addr != kpk_both_addr)
+		return;
 	for (i = 0; i < KPK_CALLS; i++) {
 		if (kpk_call(kpk_target_ft, i) != i + 4)
 			kpk_both_bad = true;
@@ -2474,7 +2478,7 @@ static void kpk_call_on_both(void)
 
 static void kpk_clear_both_hook(void *unused)
 {
-	kprobe_ftrace_both_hook = NULL;
+	WRITE_ONCE(kprobe_ftrace_both_hook, NULL);
 }
 
 /*
@@ -2497,7 +2501,8 @@ static void kpk_test_ftrace_kretprobe_both(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							kpk_clear_both_hook,
 							NULL), 0);
-	kprobe_ftrace_both_hook = kpk_call_on_both;
+	kpk_both_addr = r->rp.kp.addr;
+	WRITE_ONCE(kprobe_ftrace_both_hook, kpk_call_on_both);
 
 	/* A kprobe joins: the site goes from the lean ops to the other. */
 	KUNIT_EXPECT_EQ(test, kpk_reg(test, &k->kp), 0);
@@ -2511,7 +2516,7 @@ static void kpk_test_ftrace_kretprobe_both(struct kunit *test)
 
 	/* It leaves: back to the lean ops. */
 	kpk_unreg(test, &k->kp);
-	kprobe_ftrace_both_hook = NULL;
+	WRITE_ONCE(kprobe_ftrace_both_hook, NULL);
 	KUNIT_EXPECT_EQ(test, kpk_both_calls, 2 * KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, kpk_site_ops(&r->rp.kp), SITE_FTRACE_LEAN);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret), 2 * KPK_CALLS);
