@@ -334,8 +334,12 @@ static void unmark_moving(struct list_head *batch)
 			site_set_moving(s, false);
 	}
 }
+#else
+static void mark_moving(struct list_head *batch) { }
+static void unmark_moving(struct list_head *batch) { }
+#endif
 
-#if IS_ENABLED(CONFIG_KPROBES_KUNIT_TEST)
+#if defined(KPROBES_FTRACE_LEAN) && IS_ENABLED(CONFIG_KPROBES_KUNIT_TEST)
 /* See internal.h: for the test of a call through both callbacks. */
 void (*kprobe_ftrace_both_hook)(kprobe_opcode_t *addr);
 
@@ -353,11 +357,6 @@ static void call_both_hook(struct list_head *batch)
 	}
 }
 #else
-static void call_both_hook(struct list_head *batch) { }
-#endif
-#else
-static void mark_moving(struct list_head *batch) { }
-static void unmark_moving(struct list_head *batch) { }
 static void call_both_hook(struct list_head *batch) { }
 #endif
 

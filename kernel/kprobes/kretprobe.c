@@ -188,6 +188,12 @@ static nokprobe_inline void kretprobe_ftrace_hit(struct kprobe *p,
 	__llist_add(&ri->llist, &current->kretprobe_instances);
 }
 
+/* Whether kretprobe_ftrace_handler() takes a return for @p. */
+static nokprobe_inline bool kretprobe_ftrace_serves(struct kprobe *p)
+{
+	return kretprobe_ftrace_member(p) && !kprobe_disabled(p);
+}
+
 /*
  * kretprobe_ftrace_handler() from member @p on, @p being one the fast path
  * does not serve: not a lean member (it joins the site, which is moving to
@@ -198,10 +204,8 @@ static noinline notrace void kretprobe_ftrace_rest(struct kprobe *site,
 						   unsigned long sp)
 {
 	list_for_each_entry_from_rcu(p, &site->list, list) {
-		if (!kretprobe_ftrace_member(p) || kprobe_disabled(p) ||
-		    kretprobe_taken(p, sp))
-			continue;
-		kretprobe_ftrace_hit(p, sp);
+		if (kretprobe_ftrace_serves(p) && !kretprobe_taken(p, sp))
+			kretprobe_ftrace_hit(p, sp);
 	}
 }
 NOKPROBE_SYMBOL(kretprobe_ftrace_rest);
@@ -212,7 +216,7 @@ static noinline notrace void kretprobe_ftrace_missed(struct kprobe *site)
 	struct kprobe *p;
 
 	list_for_each_entry_lockless(p, &site->list, list) {
-		if (kretprobe_ftrace_member(p) && !kprobe_disabled(p))
+		if (kretprobe_ftrace_serves(p))
 			kprobe_count_missed(&p->nmissed);
 	}
 }
