@@ -80,21 +80,6 @@ static noinline __used int kpk_target_c(int x)
 	return x + 3;
 }
 
-/*
- * kpk_target_c() with its constant in a register: a riscv kernel with frame
- * pointers compiles kpk_target_c() without a temporary, and a jump into a
- * riscv detour needs one (see kpk_opt_target()).
- */
-static noinline __used int kpk_target_opt(int x)
-{
-	int three = 3;
-
-	OPTIMIZER_HIDE_VAR(x);
-	OPTIMIZER_HIDE_VAR(three);
-	barrier();
-	return x + three;
-}
-
 static noinline __used int kpk_target_ft(int x)
 {
 	OPTIMIZER_HIDE_VAR(x);
@@ -185,6 +170,36 @@ asm(".pushsection .text, \"ax\"\n"
 	/* On a fault: register 0 (%rax) = -EFAULT, continue at 2. */
 	_ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_EFAULT_REG | EX_DATA_REG(0))
 	".size kpk_asm_load, . - kpk_asm_load\n"
+	".popsection\n");
+#endif
+
+/*
+ * riscv: the target of the optimization tests.  kpk_asm_add3(x) returns
+ * x + 3 in 4-byte instructions and writes t0 last, so t0 is dead over the
+ * first ones.  A site whose detour is beyond the 1 MiB a JAL reaches is
+ * jumped to with AUIPC+JALR through such a register, and the optimizer only
+ * takes one that the function writes (insn-analysis.c).  The C targets,
+ * built with frame pointers, write none: whether they are optimized depends
+ * on where the image puts them (within the first MiB of kernel text in the
+ * plain build, beyond it with KASAN).
+ */
+#ifdef CONFIG_RISCV
+asmlinkage int kpk_asm_add3(int x);
+
+asm(".pushsection .text, \"ax\"\n"
+	".option push\n"
+	".option norvc\n"
+	".balign 4\n"
+	".globl kpk_asm_add3\n"
+	".type kpk_asm_add3, @function\n"
+	"kpk_asm_add3:\n\t"
+	"addiw a0, a0, 1\n\t"
+	"addiw a0, a0, 1\n\t"
+	"addiw a0, a0, 1\n\t"
+	"li t0, 0\n\t"
+	"ret\n"
+	".size kpk_asm_add3, . - kpk_asm_add3\n"
+	".option pop\n"
 	".popsection\n");
 #endif
 
@@ -2170,9 +2185,9 @@ static void kpk_expect_opt_shown(struct kunit *test, struct kprobe *p)
 /*
  * The first offset of @sym (@fn) whose instruction kprobes replaces by a
  * jump, or UINT_MAX.  On x86_64 the test knows one (kpk_asm_add1000's 5-byte
- * movl); elsewhere it asks the optimizer about each instruction of a C
- * function, within the function: an offset past its end would probe the
- * next one, which the test does not call.
+ * movl); elsewhere it asks the optimizer about each instruction of the
+ * function (C, or kpk_asm_add3() on riscv), within the function: an offset
+ * past its end would probe the next one, which the test does not call.
  */
 static unsigned int kpk_optimizable_offset(const char *sym, kpk_fn_t fn)
 {
@@ -2212,14 +2227,12 @@ static unsigned int kpk_opt_target(struct kunit *test, struct kpk_site *s)
 	};
 	off = 0;
 #else
+#ifdef CONFIG_RISCV
+	*s = (struct kpk_site){ "asm", kpk_asm_add3, "kpk_asm_add3", 3 };
+#else
 	*s = (struct kpk_site){ "c", kpk_target_c, "kpk_target_c", 3 };
+#endif
 	off = kpk_optimizable_offset(s->sym, s->fn);
-	if (off == UINT_MAX) {
-		*s = (struct kpk_site){
-			"opt", kpk_target_opt, "kpk_target_opt", 3
-		};
-		off = kpk_optimizable_offset(s->sym, s->fn);
-	}
 #endif
 	KUNIT_ASSERT_NE_MSG(test, off, UINT_MAX,
 			    "no instruction of %s is optimized", s->sym);
@@ -3159,7 +3172,7 @@ static int kpk_jhandler_int(int x)
 	return 0;
 }
 
-#ifndef CONFIG_X86_64
+#if !defined(CONFIG_X86_64) && !defined(CONFIG_RISCV)
 /* A leaf without ftrace call: its first instruction can be optimized. */
 static noinline __used notrace int kpk_jleaf(int x)
 {
@@ -3178,6 +3191,8 @@ static void kpk_test_jprobe_optimized(struct kunit *test)
 	const struct kpk_site s = {
 		"insn", kpk_asm_add1000, "kpk_asm_add1000", 1000
 	};
+#elif defined(CONFIG_RISCV)
+	const struct kpk_site s = { "asm", kpk_asm_add3, "kpk_asm_add3", 3 };
 #else
 	const struct kpk_site s = { "leaf", kpk_jleaf, "kpk_jleaf", 9 };
 #endif
@@ -3190,7 +3205,7 @@ static void kpk_test_jprobe_optimized(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
 	KUNIT_ASSERT_EQ(test, kpk_reg(test, &p->kp), 0);
 	wait_for_kprobe_optimizer();
-	/* Every arch with OPTPROBES optimizes this leaf's first instruction. */
+	/* Every arch with OPTPROBES optimizes this first instruction. */
 	KUNIT_ASSERT_TRUE(test, kpk_site_flags(&p->kp) & KPROBE_FLAG_OPTIMIZED);
 
 	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
