@@ -6,17 +6,18 @@
 #
 # usage: ws/check.sh [ARCH...]     (default: all four)
 #
-# Each arch of DEBUG_ARCHES (default: x86_64 arm64) that is checked is checked
-# twice: its kernel, then its debug flavour (configs/debug.config: KASAN,
-# lockdep, kmemleak, ...), with a boot timeout DEBUG_TIMEOUT_FACTOR (3) times
-# the arch's.  The guests have SMP (default 4) CPUs, for the stress test;
-# debug flavours DEBUG_SMP (default: the host's CPUs, at least 2): with more
-# vCPUs than host CPUs, a KASAN+lockdep guest under TCG stops taking
-# interrupts on every CPU at once for 20 s and more (soft lockup reports
-# naming whatever ran), while QEMU burns all host CPUs; with as many vCPUs as
-# host CPUs it does not.  STRESS=SECONDS sets the stress test's duration
-# (default 30).  ONLY=NAME[,NAME...] runs only those selftests (e.g.
-# ONLY=kprobes_stress), for iterating.
+# Each arch of DEBUG_ARCHES (default: x86_64 arm64 powerpc) that is checked
+# is checked twice: its kernel, then its debug flavour (configs/debug.config
+# and configs/debug-ARCH.config if any: KASAN, lockdep, kmemleak, ...),
+# with a boot timeout DEBUG_TIMEOUT_FACTOR (3) times the arch's.  The guests
+# have SMP (default 4) CPUs, for the stress test; debug flavours DEBUG_SMP
+# (default: the host's CPUs, at least 2): with more vCPUs than host CPUs, a
+# KASAN+lockdep guest under TCG stops taking interrupts on every CPU at once
+# for 20 s and more (soft lockup reports naming whatever ran), while QEMU
+# burns all host CPUs; with as many vCPUs as host CPUs it does not.
+# STRESS=SECONDS sets the stress test's duration (default 30).
+# ONLY=NAME[,NAME...] runs only those selftests (e.g. ONLY=kprobes_stress),
+# for iterating.
 #
 # x86_64 and powerpc guests run their vCPUs in one host thread
 # (WS_TCG_THREAD=single; set WS_TCG_THREAD=multi to override, or to any
@@ -38,7 +39,7 @@
 export SMP=${SMP:-4}
 host_cpus=$(nproc)
 debug_smp=${DEBUG_SMP:-$((host_cpus < 2 ? 2 : host_cpus))}
-debug_arches=" ${DEBUG_ARCHES-x86_64 arm64} "
+debug_arches=" ${DEBUG_ARCHES-x86_64 arm64 powerpc} "
 append=${WS_APPEND:-}
 [ -z "${STRESS:-}" ] || append="${append:+$append }ws.stress=$STRESS"
 [ -z "${ONLY:-}" ] || append="${append:+$append }ws.only=$ONLY"

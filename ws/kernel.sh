@@ -20,7 +20,11 @@ if [ "$VARIANT" = ours ]; then
 		if [ -f "$WS_REPO/configs/$f.config" ]; then frags+=("$WS_REPO/configs/$f.config"); fi
 	done
 fi
-for f in ${WS_FLAVOUR:-}; do frags+=("$WS_REPO/configs/$f.config"); done
+# A flavour's fragment, then what it needs on this arch (FLAVOUR-ARCH.config).
+for f in ${WS_FLAVOUR:-}; do
+	frags+=("$WS_REPO/configs/$f.config")
+	if [ -f "$WS_REPO/configs/$f-$WS_ARCH.config" ]; then frags+=("$WS_REPO/configs/$f-$WS_ARCH.config"); fi
+done
 cat "${frags[@]}" > "$build/ws-fragment.config.new"
 if ! cmp -s "$build/ws-fragment.config.new" "$build/ws-fragment.config" || [ ! -f "$build/.config" ]; then
 	mv "$build/ws-fragment.config.new" "$build/ws-fragment.config"

@@ -30,7 +30,7 @@ STATS = re.compile(r"^(\s*)# (\S+): pass:(\d+) fail:(\d+) skip:(\d+) total:(\d+)
 SUBTEST = re.compile(r"^(\s*)# Subtest: (\S+)")
 GUEST_TAP = re.compile(r"ws-tap: (.*)$")
 HEALTH = re.compile(
-    r"BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|KFENCE|possible circular locking"
+    r"BUG:|WARNING:|Oops|Kernel panic|KASAN:|UBSAN|KFENCE|possible circular locking"
     r"|possible recursive locking|inconsistent lock state|suspicious RCU usage"
     r"|DEBUG_LOCKS_WARN_ON|lock held when returning to user space|ODEBUG:"
     r"|list_(add|del) corruption|kernel BUG at|Unable to handle kernel"
