@@ -203,6 +203,13 @@ asm(".pushsection .text, \"ax\"\n"
 	".popsection\n");
 #endif
 
+/* An assembly target whose first instruction the arch's optimizer takes. */
+#if defined(CONFIG_X86_64)
+#define KPK_OPT_ASM_SITE { "insn", kpk_asm_add1000, "kpk_asm_add1000", 1000 }
+#elif defined(CONFIG_RISCV)
+#define KPK_OPT_ASM_SITE { "asm", kpk_asm_add3, "kpk_asm_add3", 3 }
+#endif
+
 /*
  * The address a probe on @fn+0 lands on (past ENDBR, past the ELFv2 global
  * entry, descriptors resolved).
@@ -2181,13 +2188,13 @@ static void kpk_expect_opt_shown(struct kunit *test, struct kprobe *p)
 	mutex_unlock(&kprobe_mutex);
 }
 
-#ifndef CONFIG_X86_64
+#ifndef KPK_OPT_ASM_SITE
 /*
  * The first offset of @sym (@fn) whose instruction kprobes replaces by a
- * jump, or UINT_MAX.  On x86_64 the test knows one (kpk_asm_add1000's 5-byte
- * movl); elsewhere it asks the optimizer about each instruction of the
- * function (C, or kpk_asm_add3() on riscv), within the function: an offset
- * past its end would probe the next one, which the test does not call.
+ * jump, or UINT_MAX.  Where the test has an assembly target it knows one
+ * (offset 0); elsewhere it asks the optimizer about each instruction of a C
+ * function, within the function: an offset past its end would probe the
+ * next one, which the test does not call.
  */
 static unsigned int kpk_optimizable_offset(const char *sym, kpk_fn_t fn)
 {
@@ -2221,17 +2228,11 @@ static unsigned int kpk_opt_target(struct kunit *test, struct kpk_site *s)
 {
 	unsigned int off;
 
-#ifdef CONFIG_X86_64
-	*s = (struct kpk_site){
-		"insn", kpk_asm_add1000, "kpk_asm_add1000", 1000
-	};
+#ifdef KPK_OPT_ASM_SITE
+	*s = (struct kpk_site)KPK_OPT_ASM_SITE;
 	off = 0;
 #else
-#ifdef CONFIG_RISCV
-	*s = (struct kpk_site){ "asm", kpk_asm_add3, "kpk_asm_add3", 3 };
-#else
 	*s = (struct kpk_site){ "c", kpk_target_c, "kpk_target_c", 3 };
-#endif
 	off = kpk_optimizable_offset(s->sym, s->fn);
 #endif
 	KUNIT_ASSERT_NE_MSG(test, off, UINT_MAX,
@@ -3172,7 +3173,7 @@ static int kpk_jhandler_int(int x)
 	return 0;
 }
 
-#if !defined(CONFIG_X86_64) && !defined(CONFIG_RISCV)
+#ifndef KPK_OPT_ASM_SITE
 /* A leaf without ftrace call: its first instruction can be optimized. */
 static noinline __used notrace int kpk_jleaf(int x)
 {
@@ -3187,12 +3188,8 @@ static noinline __used notrace int kpk_jleaf(int x)
  */
 static void kpk_test_jprobe_optimized(struct kunit *test)
 {
-#ifdef CONFIG_X86_64
-	const struct kpk_site s = {
-		"insn", kpk_asm_add1000, "kpk_asm_add1000", 1000
-	};
-#elif defined(CONFIG_RISCV)
-	const struct kpk_site s = { "asm", kpk_asm_add3, "kpk_asm_add3", 3 };
+#ifdef KPK_OPT_ASM_SITE
+	const struct kpk_site s = KPK_OPT_ASM_SITE;
 #else
 	const struct kpk_site s = { "leaf", kpk_jleaf, "kpk_jleaf", 9 };
 #endif
