@@ -1466,6 +1466,15 @@ static void kpk_test_kretprobe_maxactive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 3);
 	KUNIT_EXPECT_EQ(test, k->last_ret, 102);
 	kpk_unreg_rp(test, &k->rp);
+
+	/* A negative maxactive means the default, as 0 does. */
+	k = kpk_rp_new(test, "kpk_recurse", 0, false);
+	k->rp.maxactive = -1;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_call(kpk_recurse, 1), 100);
+	KUNIT_EXPECT_EQ(test, k->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 1);
+	kpk_unreg_rp(test, &k->rp);
 }
 
 /* A kretprobe and kprobes on the same function entry. */

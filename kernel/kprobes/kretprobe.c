@@ -539,11 +539,11 @@ static int kretprobe_prepare(struct kretprobe *rp)
 		return ret;
 
 	/* Refuse sizes that could only fail, or worse succeed, at allocation. */
-	if (rp->maxactive > KRETPROBE_MAX_MAXACTIVE ||
-	    rp->data_size > KRETPROBE_MAX_DATA_SIZE)
-		return -E2BIG;
 	maxactive = rp->maxactive > 0 ? rp->maxactive :
 					KRETPROBE_DEFAULT_MAXACTIVE;
+	if (maxactive > KRETPROBE_MAX_MAXACTIVE ||
+	    rp->data_size > KRETPROBE_MAX_DATA_SIZE)
+		return -E2BIG;
 	if ((u64)maxactive * (sizeof(struct kretprobe_instance) +
 			      rp->data_size) > KRETPROBE_MAX_POOL_SIZE)
 		return -E2BIG;
