@@ -1477,6 +1477,63 @@ static void kpk_test_kretprobe_maxactive(struct kunit *test)
 	kpk_unreg_rp(test, &k->rp);
 }
 
+#ifdef CONFIG_PROVE_RCU
+/*
+ * The return path of a kretprobe calls nothing probe-able once its handlers
+ * ran: no probe is marked running then, so a kretprobe there would hit again
+ * at each return, nested as deep as its maxactive.  rcu_read_lock_any_held()
+ * is the function an RCU lockdep check would call.  Its entry handler counts
+ * the calls made by this task in task context inside the window, and takes
+ * no instance.
+ */
+static struct task_struct *kpk_rcu_task;
+static bool kpk_rcu_window;
+static atomic_t kpk_rcu_calls;
+
+static int kpk_rcu_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (READ_ONCE(kpk_rcu_window) && current == kpk_rcu_task && in_task())
+		atomic_inc(&kpk_rcu_calls);
+	return 1;
+}
+
+static void kpk_test_kretprobe_return_calls(struct kunit *test)
+{
+	struct kpk_rp *k = kpk_rp_new(test, "kpk_target_b", 2, false);
+	struct kpk_rp *rcu = kpk_rp_new(test, "rcu_read_lock_any_held", 0,
+					false);
+	int i;
+
+	rcu->rp.entry_handler = kpk_rcu_entry;
+	kpk_rcu_task = current;
+	atomic_set(&kpk_rcu_calls, 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &rcu->rp), 0);
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+
+	for (i = 0; i < KPK_CALLS; i++) {
+		preempt_disable();
+		WRITE_ONCE(kpk_rcu_window, true);
+		KUNIT_EXPECT_EQ(test, kpk_call(kpk_target_b, i), i + 2);
+		WRITE_ONCE(kpk_rcu_window, false);
+		preempt_enable();
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_rcu_calls), 0);
+
+	/* The probe on rcu_read_lock_any_held() does count direct calls. */
+	preempt_disable();
+	WRITE_ONCE(kpk_rcu_window, true);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, rcu_read_lock_any_held());
+	WRITE_ONCE(kpk_rcu_window, false);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_rcu_calls), 3);
+
+	kpk_unreg_rp(test, &k->rp);
+	kpk_unreg_rp(test, &rcu->rp);
+}
+#endif
+
 /* A kretprobe and kprobes on the same function entry. */
 static void kpk_test_kretprobe_and_kprobe(struct kunit *test)
 {
@@ -3310,6 +3367,9 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_kretprobe_entry_skip),
 	KUNIT_CASE(kpk_test_kretprobe_context),
 	KUNIT_CASE(kpk_test_kretprobe_maxactive),
+#ifdef CONFIG_PROVE_RCU
+	KUNIT_CASE(kpk_test_kretprobe_return_calls),
+#endif
 	KUNIT_CASE_PARAM(kpk_test_kretprobe_and_kprobe, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_kretprobe_batch),
 	KUNIT_CASE(kpk_test_kretprobe_unregister_pending),

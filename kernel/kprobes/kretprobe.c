@@ -67,13 +67,17 @@ static void kretprobe_drop_rcu(struct rcu_head *head)
 /*
  * Give an instance back.  Called with preemption disabled, which is what
  * unregistration waits for between clearing rph->rp and finishing the pool,
- * so no push can race with objpool_fini().
+ * so no push can race with objpool_fini().  rph->rp is only tested, hence
+ * rcu_access_pointer(): this runs with no probe marked running, and
+ * rcu_dereference_check()'s lockdep test would call rcu_read_lock_any_held(),
+ * which may be kretprobed itself (each return would then recycle into a new
+ * hit, maxactive levels deep).
  */
 static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *rph = ri->rph;
 
-	if (likely(rcu_dereference_check(rph->rp, rcu_read_lock_any_held())))
+	if (likely(rcu_access_pointer(rph->rp)))
 		objpool_push(ri, &rph->pool);
 	else
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
