@@ -513,7 +513,8 @@ bool kprobe_site_wants_armed(struct kprobe_site *s)
 {
 	struct kprobe *kp = site_kp(s);
 
-	if (kprobes_all_disarmed || kprobe_gone(kp) || (s->state & SITE_DYING))
+	if (kprobes_all_disarmed || kprobe_gone(kp) ||
+	    (s->state & (SITE_DYING | SITE_GOING)))
 		return false;
 	return site_has_enabled_member(kp);
 }
@@ -1217,22 +1218,27 @@ out:
  */
 
 /*
- * Mark the sites on @batch and their probes gone and disarm them.  The text
- * still exists when this runs (the notifier and kprobe_free_init_mem() run
- * before it is freed); once a site is gone the core never touches its text
- * again.
+ * Disarm the sites on @batch, then mark them and their probes gone.  The
+ * text still exists when this runs (the notifier and kprobe_free_init_mem()
+ * run before it is freed), and may still run: code of a module's init can
+ * until its init text is freed.  So a site stays visible to get_kprobe()
+ * while its breakpoint is in place, and only then is gone: the core never
+ * touches its text again.
  */
 static void kprobe_kill_sites(struct list_head *batch)
 {
 	struct kprobe_site *s;
 	struct kprobe *p;
 
+	list_for_each_entry(s, batch, batch)
+		s->state |= SITE_GOING;
+	kprobe_batch_apply(batch);
 	list_for_each_entry(s, batch, batch) {
+		s->state &= ~SITE_GOING;
 		site_kp(s)->flags |= KPROBE_FLAG_GONE;
 		list_for_each_entry(p, &site_kp(s)->list, list)
 			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_GONE);
 	}
-	kprobe_batch_apply(batch);
 	kprobe_batch_finish(batch);
 }
 

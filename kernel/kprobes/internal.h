@@ -58,6 +58,7 @@ struct kprobe_site {
 #define SITE_FTRACE_REGS	0x100	/* armed through kprobe_ftrace_regs */
 #define SITE_FTRACE_LEAN	0x200	/* armed through kprobe_ftrace_lean */
 #define SITE_FTRACE_MOVING	0x400	/* from one of the two to the other */
+#define SITE_GOING		0x800	/* its text goes away: disarm, then gone */
 #define SITE_OPT_ACTIVE		(SITE_OPT_QUEUED | SITE_OPT_WAITING | SITE_OPT_DONE)
 
 /*
