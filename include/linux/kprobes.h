@@ -472,6 +472,14 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				moving it to @done.  Same locks.
  * arch_within_optimized_kprobe(op, addr)
  *				@addr lies in the bytes replaced by op's jump.
+ * The core's services for arch_prepare_optimized_kprobe(), for the jumps
+ * into a range that decoding the probed function does not show:
+ *   kprobe_jump_label_into(lo, hi)
+ *				a jump label's jump would land in (@lo, @hi)
+ *   kprobe_walk_split_parts(func, fn, data)
+ *				call @fn on the other parts of a function
+ *				GCC split (foo and foo.cold jump into each
+ *				other): decode them too
  *
  * Kprobes on ftrace (CONFIG_KPROBES_ON_FTRACE):
  * arch_prepare_kprobe_ftrace(p)	Prepare a site at an ftrace location.
@@ -655,6 +663,13 @@ void free_optinsn_slot(kprobe_opcode_t *slot, int dirty);
 
 /* The site whose replaced range covers @addr (excluding its first byte). */
 struct kprobe *get_optimized_kprobe(kprobe_opcode_t *addr);
+
+/* For arch_prepare_optimized_kprobe(): see "Jump optimization" above. */
+bool kprobe_jump_label_into(unsigned long lo, unsigned long hi);
+typedef int (*kprobe_part_fn_t)(void *data, unsigned long start,
+				unsigned long end);
+int kprobe_walk_split_parts(unsigned long func, kprobe_part_fn_t fn,
+			    void *data);
 
 extern int sysctl_kprobes_optimization;
 #endif /* CONFIG_OPTPROBES */

@@ -26,6 +26,9 @@
 
 #include <linux/kprobes.h>
 #include <linux/cpu.h>
+#include <linux/jump_label.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
 #include <linux/memory.h>
 #include <linux/rcupdate.h>
 #include <linux/sysctl.h>
@@ -311,6 +314,106 @@ void wait_for_kprobe_optimizer(void)
 	mutex_unlock(&kprobe_mutex);
 }
 EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
+
+/* ---------------------------------------------------------------------------
+ * Services for the arch's check that nothing jumps into a replaced range,
+ * for what a decode of the probed function cannot see.
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * kprobe_jump_label_into() - whether a jump label may jump into a range
+ * @lo: the start of the range (a jump to it is fine)
+ * @hi: its end
+ *
+ * The site of a jump label whose key is off is a NOP, like any other to a
+ * decoder; flipping the key makes it a jump to the entry's target.  Looks
+ * at the jump table of vmlinux, or of the module holding @lo (a jump label
+ * targets its own function).
+ *
+ * Return: true if the target of some jump label lies in (@lo, @hi).
+ */
+bool kprobe_jump_label_into(unsigned long lo, unsigned long hi)
+{
+	bool ret = false;
+#ifdef CONFIG_JUMP_LABEL
+	struct jump_entry *e = __start___jump_table;
+	struct jump_entry *stop = __stop___jump_table;
+	unsigned long t;
+#ifdef CONFIG_MODULES
+	struct module *mod;
+
+	preempt_disable();
+	mod = __module_text_address(lo);
+	if (mod) {
+		e = mod->jump_entries;
+		stop = e + mod->num_jump_entries;
+	}
+#endif
+	for (; e < stop && !ret; e++) {
+		t = jump_entry_target(e);
+		ret = t > lo && t < hi;
+	}
+#ifdef CONFIG_MODULES
+	preempt_enable();
+#endif
+#endif
+	return ret;
+}
+
+struct split_part_ctx {
+	kprobe_part_fn_t fn;
+	void *data;
+};
+
+static int split_part_one(void *arg, unsigned long addr)
+{
+	struct split_part_ctx *c = arg;
+	unsigned long size, offset;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset) || offset)
+		return -EINVAL;
+	return c->fn(c->data, addr, addr + size);
+}
+
+/**
+ * kprobe_walk_split_parts() - the other parts of a split function
+ * @func: the start of a function
+ * @fn: called with @data and [start, end) of each other part
+ * @data: for @fn
+ *
+ * GCC moves the unlikely blocks of a function "foo" into "foo.cold", which
+ * jumps back into foo, as foo jumps into it.  For foo this calls @fn on
+ * every foo.cold, for foo.cold on every foo (names repeat across files in
+ * vmlinux: they all are, which is only more careful); nothing if @func is
+ * not split.  For module text, the module's own.
+ *
+ * Return: 0, the first non-zero value of @fn, or -errno if the parts
+ * cannot be told (then none is looked at).
+ */
+int kprobe_walk_split_parts(unsigned long func, kprobe_part_fn_t fn,
+			    void *data)
+{
+	struct split_part_ctx c = { .fn = fn, .data = data };
+	char buf[MODULE_NAME_LEN + 1 + KSYM_NAME_LEN + 8];
+	char name[KSYM_NAME_LEN];
+	unsigned long addr, size, offset;
+	char *modname, *cold;
+
+	if (!kallsyms_lookup(func, &size, &offset, &modname, name) || offset)
+		return -ENOENT;
+	cold = strstr(name, ".cold");
+	if (cold)
+		*cold = '\0';
+	if (snprintf(buf, sizeof(buf), "%s%s%s%s", modname ?: "",
+		     modname ? ":" : "", name, cold ? "" : ".cold") >=
+	    sizeof(buf))
+		return -ENAMETOOLONG;
+	if (!modname)
+		return kallsyms_on_each_match_symbol(split_part_one, buf, &c);
+	addr = kallsyms_lookup_name(buf);
+	return addr ? split_part_one(&c, addr) : 0;
+}
 
 #ifdef CONFIG_SYSCTL
 static int proc_kprobes_optimization_handler(const struct ctl_table *table,
