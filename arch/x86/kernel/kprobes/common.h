@@ -141,6 +141,7 @@ __visible void kprobe_step_callback(struct pt_regs *regs);
 
 /* The optimized probe detour template (opt.c), copied into detour slots. */
 extern const u8 optprobe_tmpl_start[];
+extern const u8 optprobe_tmpl_clac[];
 extern const u8 optprobe_tmpl_ip[];
 extern const u8 optprobe_tmpl_op[];
 extern const u8 optprobe_tmpl_call[];
@@ -160,7 +161,8 @@ bool kprobe_is_indirect_thunk(unsigned long target);
 void kprobe_opt_recover_bytes(unsigned long addr, u8 *buf, int len);
 
 /* Where the detour of @op runs the displaced instructions. */
-static inline unsigned long kprobe_opt_displaced(struct optimized_kprobe *op)
+static nokprobe_inline unsigned long
+kprobe_opt_displaced(struct optimized_kprobe *op)
 {
 	/* NULL when a probe landing in the range took the detour away. */
 	kprobe_opcode_t *insn = READ_ONCE(op->optinsn.insn);

@@ -14,6 +14,7 @@
 #include <linux/sizes.h>
 #include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
+#include <asm/cpufeature.h>
 #include <asm/extable.h>
 #include <asm/text-patching.h>
 #include <asm/processor-flags.h>
@@ -23,8 +24,12 @@
 enum {
 	OFF_JCC8, OFF_JCC32, OFF_CALL, OFF_CALL_REG, OFF_CALL_MEM, OFF_LOOP,
 	OFF_RET, OFF_ADD, OFF_RIPREL, OFF_PUSHF, OFF_LOAD, OFF_OPT, OFF_CLI,
-	OFF_MID, OFF_MOVSS, OFF_CALL_RSP, OFF_STD, OFF_PUSH,
+	OFF_MID, OFF_MOVSS, OFF_CALL_RSP, OFF_STD, OFF_PUSH, OFF_OPT_FLAGS,
+	OFF_OPT_JL, OFF_OPT_SPLIT, OFF_OPT_COLD,
 };
+
+/* The key of kpx_opt_jl's jump label, never enabled. */
+DEFINE_STATIC_KEY_FALSE(kpx_key);
 
 /* The bytes of "lea 1(%rdi), %rax" in kpx_add. */
 #define KPX_ADD_LEN	4
@@ -580,6 +585,104 @@ static void test_opt_covering(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+static unsigned long opt_regs_flags, opt_cpu_flags;
+
+static int flags_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	pre_hits++;
+	opt_regs_flags = regs->flags;
+	opt_cpu_flags = native_save_fl();
+	return 0;
+}
+
+/*
+ * The detour of an optimized probe runs the handlers with DF and AC clear,
+ * as the breakpoint path does, while the registers they see and the probed
+ * code after them keep both (AC where the CPU has SMAP).
+ */
+static void test_opt_flags(struct kunit *test)
+{
+	const unsigned long df_ac = X86_EFLAGS_DF | X86_EFLAGS_AC;
+	unsigned long flags, set = X86_EFLAGS_DF;
+	struct kprobe kp;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+	if (boot_cpu_has(X86_FEATURE_SMAP))
+		set |= X86_EFLAGS_AC;
+
+	memset(&kp, 0, sizeof(kp));
+	kp.addr = kpx_addr(kpx_opt_flags, OFF_OPT_FLAGS);
+	kp.pre_handler = flags_pre;
+	kpx_reset();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
+	opt_regs_flags = 0;
+	opt_cpu_flags = df_ac;
+	flags = kpx_opt_flags(7);
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, opt_regs_flags & df_ac, set);
+	KUNIT_EXPECT_EQ(test, opt_cpu_flags & df_ac, 0);
+	KUNIT_EXPECT_EQ(test, flags & df_ac, set);
+}
+
+/*
+ * Jumps into the range a jump would replace that decoding the probed
+ * function does not show: the target of a jump label (only with
+ * CONFIG_JUMP_LABEL can it ever be a jump), and jumps between the two
+ * parts of a split function, both ways.  Those sites keep their breakpoint,
+ * which counts the calls that pass it.
+ */
+static void test_opt_hidden_jumps(struct kunit *test)
+{
+	static const long args[] = { 1, -1, 0 };
+	static const struct {
+		long (*fn)(long x);
+		int off;
+		bool refused;
+		int hits;
+		long ret[ARRAY_SIZE(args)];
+	} sites[] = {
+		{ kpx_opt_jl, OFF_OPT_JL, IS_ENABLED(CONFIG_JUMP_LABEL), 3,
+		  { 20, 10, 15 } },
+		{ kpx_opt, OFF_OPT, false, 3, { 20, 10, 15 } },
+		{ kpx_split, OFF_OPT_SPLIT, true, 1, { 20, 20, 15 } },
+		{ kpx_split, OFF_OPT_COLD, true, 1, { 20, 20, 15 } },
+	};
+	unsigned long addr;
+	struct kprobe kp;
+	int i, j;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+
+	addr = (unsigned long)kpx_addr(kpx_opt_jl, OFF_OPT_JL);
+	KUNIT_EXPECT_EQ(test, kprobe_jump_label_into(addr, addr + 7),
+			IS_ENABLED(CONFIG_JUMP_LABEL));
+	KUNIT_EXPECT_FALSE(test, kprobe_jump_label_into(addr + 3, addr + 7));
+	addr = (unsigned long)kpx_addr(kpx_opt, OFF_OPT);
+	KUNIT_EXPECT_FALSE(test, kprobe_jump_label_into(addr, addr + 7));
+
+	for (i = 0; i < ARRAY_SIZE(sites); i++) {
+		kpx_reset();
+		kpx_register(test, &kp, sites[i].fn, sites[i].off, false);
+		wait_for_kprobe_optimizer();
+		KUNIT_EXPECT_EQ_MSG(test, *(u8 *)kp.addr,
+				    sites[i].refused ? INT3_INSN_OPCODE :
+						       JMP32_INSN_OPCODE,
+				    "site %d", i);
+		for (j = 0; j < ARRAY_SIZE(args); j++)
+			KUNIT_EXPECT_EQ_MSG(test, sites[i].fn(args[j]),
+					    sites[i].ret[j], "site %d arg %ld",
+					    i, args[j]);
+		KUNIT_EXPECT_EQ_MSG(test, pre_hits, sites[i].hits, "site %d", i);
+		unregister_kprobe(&kp);
+	}
+}
+
 /* What must not be probed is refused with a clear errno. */
 static void test_refused(struct kunit *test)
 {
@@ -615,6 +718,8 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_fault_handler_fixes),
 	KUNIT_CASE(test_optimized),
 	KUNIT_CASE(test_opt_covering),
+	KUNIT_CASE(test_opt_flags),
+	KUNIT_CASE(test_opt_hidden_jumps),
 	KUNIT_CASE(test_refused),
 	{}
 };

@@ -9,6 +9,7 @@
 #include <asm/asm.h>
 #include <asm/nospec-branch.h>
 #include <asm/processor-flags.h>
+#include <asm/smap.h>
 
 	.text
 
@@ -232,6 +233,71 @@ SYM_FUNC_START(kpx_opt)
 SYM_FUNC_END(kpx_opt)
 
 /*
+ * The flags after straight-line code run with DF set, and AC set where the
+ * CPU has SMAP: the probed code of an optimized probe in a user access
+ * section.
+ */
+SYM_FUNC_START(kpx_opt_flags)
+	std
+	ASM_STAC
+.Lopt_flags:
+	movq	%rdi, %rax
+	addq	$3, %rax
+	pushfq
+	popq	%rax
+	ASM_CLAC
+	cld
+	RET
+SYM_FUNC_END(kpx_opt_flags)
+
+/*
+ * (x + 3) * 5 as kpx_opt, with a jump label (kpx_key, never enabled) whose
+ * jump would land inside the range a jump at .Lopt_jl would replace.
+ */
+SYM_FUNC_START(kpx_opt_jl)
+1:	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00	/* NOP5 */
+.Lopt_jl:
+	movq	%rdi, %rax
+.Ljl_target:
+	addq	$3, %rax
+	imulq	$5, %rax, %rax
+	RET
+	.pushsection __jump_table, "aw"
+	.balign	8
+	.long	1b - .
+	.long	.Ljl_target - .
+	.quad	kpx_key - .
+	.popsection
+SYM_FUNC_END(kpx_opt_jl)
+
+/*
+ * (|x| + 3) * 5, split as GCC splits a function: the negative case is in
+ * kpx_split.cold, which jumps back into the range a jump at .Lopt_split
+ * would replace; for 0, kpx_split jumps into the range a jump at .Lopt_cold
+ * would replace.
+ */
+SYM_FUNC_START(kpx_split)
+	movq	%rdi, %rax
+	testq	%rdi, %rdi
+	jz	.Lcold_mid
+	js	kpx_split.cold
+.Lopt_split:
+	movq	%rdi, %rax
+.Lsplit_back:
+	addq	$3, %rax
+	imulq	$5, %rax, %rax
+	RET
+SYM_FUNC_END(kpx_split)
+
+SYM_FUNC_START_LOCAL(kpx_split.cold)
+.Lopt_cold:
+	movq	%rdi, %rax
+.Lcold_mid:
+	negq	%rax
+	jmp	.Lsplit_back
+SYM_FUNC_END(kpx_split.cold)
+
+/*
  * Never called: cli, mov to ss and a %rsp-based indirect call cannot be
  * probed; .Lmid is not an instruction start.
  */
@@ -269,6 +335,10 @@ SYM_DATA_START(kpx_offsets)
 	.long	.Lcall_rsp - kpx_bad
 	.long	.Lstd - kpx_std
 	.long	.Lpush - kpx_push
+	.long	.Lopt_flags - kpx_opt_flags
+	.long	.Lopt_jl - kpx_opt_jl
+	.long	.Lopt_split - kpx_split
+	.long	.Lopt_cold - kpx_split
 SYM_DATA_END(kpx_offsets)
 
 	.data

@@ -3,9 +3,11 @@
 #define __X86_KERNEL_KPROBES_KUNIT_ASM_H
 /* The probe targets of the x86 kprobes KUnit test, in kunit_asm.S. */
 #include <linux/types.h>
+#include <linux/jump_label.h>
 
 extern const u32 kpx_offsets[];
 extern u64 kpx_data;
+DECLARE_STATIC_KEY_FALSE(kpx_key);
 long kpx_leaf(void);
 long kpx_tailself(long x);
 long kpx_keepregs(void);
@@ -24,6 +26,9 @@ unsigned long kpx_std(long x);
 long kpx_push(long x);
 long kpx_load(const u64 *p);
 long kpx_opt(long x);
+unsigned long kpx_opt_flags(long x);
+long kpx_opt_jl(long x);
+long kpx_split(long x);
 void kpx_bad(void);
 
 #endif /* __X86_KERNEL_KPROBES_KUNIT_ASM_H */

@@ -7,7 +7,9 @@
  * bytes, rounded up to instruction boundaries) are "displaced": the detour
  * runs them, relocated, before jumping back.  A detour slot holds:
  *
- *	push ss, sp, flags, cs, ip, orig_ax	struct pt_regs on the stack
+ *	push ss, sp, flags			struct pt_regs on the stack,
+ *	clac (if SMAP); cld			   as an exception entry
+ *	push cs, ip, orig_ax			   would build it
  *	PUSH_GPRS_STRING
  *	movabs $op, %rdi; call detour_handler	run the pre handlers
  *	test %eax, %eax; jz 1f
@@ -34,8 +36,10 @@
  * the displaced range lies in one function, holds no branch, no instruction
  * with an exception table entry and no other probe or patched site; nothing
  * in the function jumps into the middle of it (the whole function is
- * decoded; an indirect jump, which may come from a jump table, refuses the
- * site); the fixup of no exception table entry of the function lands in it.
+ * decoded, and so are its other parts if GCC split it into foo and
+ * foo.cold; an indirect jump, which may come from a jump table, refuses the
+ * site); the fixup of no exception table entry of the function lands in it,
+ * nor does the target of a jump label, which a decode sees as a NOP.
  */
 #include <linux/kprobes.h>
 #include <linux/kallsyms.h>
@@ -66,6 +70,15 @@ asm(".pushsection .rodata, \"a\"\n"
 	"	pushq $" __stringify(__KERNEL_DS) "\n"
 	"	pushq %rsp\n"
 	"	pushfq\n"
+	/*
+	 * The handlers run with AC and DF clear, as after a breakpoint: the
+	 * probed code may be in a user access section.  popfq restores both.
+	 * A 3-byte NOP, made a clac on CPUs with SMAP.
+	 */
+	".global optprobe_tmpl_clac\n"
+	"optprobe_tmpl_clac:\n"
+	"	.byte 0x0f, 0x1f, 0x00\n"
+	"	cld\n"
 	"	pushq $" __stringify(__KERNEL_CS) "\n"
 	/* pushq $imm32, the ip a breakpoint would show: patched in. */
 	".global optprobe_tmpl_ip\n"
@@ -278,6 +291,19 @@ static int opt_check_function(unsigned long func, unsigned long end,
 	return 0;
 }
 
+struct opt_range {
+	unsigned long addr;
+	unsigned long size;
+};
+
+/* kprobe_walk_split_parts()'s callback: decode that part too. */
+static int opt_check_part(void *data, unsigned long start, unsigned long end)
+{
+	struct opt_range *r = data;
+
+	return opt_check_function(start, end, r->addr, r->size);
+}
+
 /*
  * Collect the displaced instructions from @addr: @orig receives their
  * original bytes, *@size their total length.
@@ -345,6 +371,8 @@ static bool opt_rel32_ok(unsigned long from_next, unsigned long to)
 	return rel == (s32)rel;
 }
 
+static const u8 opt_clac[] = { 0x0f, 0x01, 0xca };
+
 /* Build the detour for @op at @slot into @buf; returns its size or -errno. */
 static int opt_build_detour(struct optimized_kprobe *op, unsigned long slot,
 			    u8 *buf, const u8 *orig, int size)
@@ -369,6 +397,9 @@ static int opt_build_detour(struct optimized_kprobe *op, unsigned long slot,
 		return -ERANGE;
 
 	memcpy(buf, optprobe_tmpl_start, tmpl);
+	if (boot_cpu_has(X86_FEATURE_SMAP))
+		memcpy(buf + TMPL_OFF(optprobe_tmpl_clac), opt_clac,
+		       sizeof(opt_clac));
 	memcpy(buf + TMPL_OFF(optprobe_tmpl_ip) + TMPL_IP_IMM_OFF, &ip,
 	       sizeof(ip));
 	memcpy(buf + TMPL_OFF(optprobe_tmpl_op) + TMPL_OP_IMM_OFF, &opaddr,
@@ -434,10 +465,24 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 		return ret;
 	if (opt_text_reserved(addr, len))
 		return -EBUSY;
+	if (kprobe_jump_label_into(addr, addr + len))
+		return -EINVAL;
+	/*
+	 * Decode under text_mutex, as kp_check_boundary() does: no int3 of
+	 * text_poke_bp() in the middle of an instruction on the way.
+	 */
+	mutex_lock(&text_mutex);
 	ret = opt_check_function(addr - offset, addr - offset + size, addr,
 				 len);
+	if (!ret) {
+		struct opt_range r = { .addr = addr, .size = len };
+
+		ret = kprobe_walk_split_parts(addr - offset, opt_check_part,
+					      &r);
+	}
+	mutex_unlock(&text_mutex);
 	if (ret)
-		return ret;
+		return ret < 0 ? ret : -EINVAL;
 
 	slot = get_optinsn_slot();
 	if (!slot)
