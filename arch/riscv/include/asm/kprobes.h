@@ -153,12 +153,14 @@ arch_kretprobe_fixup_return(struct pt_regs *regs,
  * @size: bytes of the displaced instructions (at least @jlen)
  * @jlen: bytes of @jump: 4 (JAL) or 8 (AUIPC+JALR)
  * @head: bytes of @jump written last, in one store over the breakpoint
- *	(its length)
+ *	(its length): @jump is aligned so that patch_insn_write() copies
+ *	them in one store, which it does only if source and destination are
+ *	both aligned
  */
 struct arch_optimized_insn {
 	kprobe_opcode_t *insn;
 	u8 orig[MAX_OPTIMIZED_LENGTH];
-	u8 jump[8];
+	u8 jump[8] __aligned(4);
 	u8 size;
 	u8 jlen;
 	u8 head;

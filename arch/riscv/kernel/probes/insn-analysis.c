@@ -498,6 +498,7 @@ u32 rv_fn_scratch_regs(const struct rv_fn *fn, int idx)
 	return RV_SCRATCH_REGS & fn->writes & ~fn->live[idx];
 }
 
+#ifdef CONFIG_OPTPROBES
 /* Whether a decoded function may jump into (@lo, @hi). */
 static bool rv_fn_jumps_into(const struct rv_fn *fn, unsigned long lo,
 			     unsigned long hi)
@@ -517,40 +518,42 @@ static bool rv_fn_jumps_into(const struct rv_fn *fn, unsigned long lo,
 	return false;
 }
 
+/* kprobe_walk_split_parts()'s callback: does that part jump in? */
+static int rv_part_jumps_into(void *data, unsigned long start,
+			      unsigned long end)
+{
+	const unsigned long *range = data;
+	struct rv_fn *c = rv_fn_decode(start);
+	bool ret;
+
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	ret = rv_fn_jumps_into(c, range[0], range[1]);
+	rv_fn_free(c);
+	return ret;
+}
+
 /**
  * rv_fn_targets_into() - whether anything may jump into a range of a function
  * @fn: the decoded function
  * @lo: the start of the range, which may be a target
  * @hi: its end
  *
- * Looks at the function and at its ".cold" part, if the compiler split one
- * off: that part jumps back into the function body.  An indirect jump (it
- * may be a jump table) or an incomplete decoding answers yes.
+ * Looks at the function and at its other parts if the compiler split it
+ * (foo and foo.cold jump into each other, see kprobe_walk_split_parts()).
+ * An indirect jump (it may be a jump table) or an incomplete decoding, of
+ * any part, answers yes.
  *
  * Return: true if some jump, branch or fixup may land in (@lo, @hi).
  */
 bool rv_fn_targets_into(const struct rv_fn *fn, unsigned long lo,
 			unsigned long hi)
 {
-	char name[KSYM_NAME_LEN + 8];
-	unsigned long cold;
-	struct rv_fn *c;
-	bool ret;
+	unsigned long range[2] = { lo, hi };
 
 	if (rv_fn_jumps_into(fn, lo, hi))
 		return true;
-
-	if (lookup_symbol_name(fn->start, name))
-		return true;
-	if (strlcat(name, ".cold", sizeof(name)) >= sizeof(name))
-		return true;
-	cold = kallsyms_lookup_name(name);
-	if (!cold)
-		return false;
-	c = rv_fn_decode(cold);
-	if (IS_ERR(c))
-		return true;
-	ret = rv_fn_jumps_into(c, lo, hi);
-	rv_fn_free(c);
-	return ret;
+	return kprobe_walk_split_parts(fn->start, rv_part_jumps_into,
+				       range) != 0;
 }
+#endif

@@ -24,9 +24,10 @@
  *     sequence, hold no other probe and no static branch, static call or
  *     ftrace site, and are followed by an instruction of the function;
  *   - nothing jumps into the middle of them: the whole function (and its
- *     ".cold" part) is decoded, an indirect jump that is not a return or
- *     a call refuses the site, as does a function that cannot be decoded
- *     to its end.
+ *     other part, if GCC split it into foo and foo.cold) is decoded, an
+ *     indirect jump that is not a return or a call refuses the site, as
+ *     does a function that cannot be decoded to its end; nor does a jump
+ *     label, whose site a decode sees as a NOP until its key flips.
  *
  * Writing the jump while other harts run (text_mutex held): the core
  * makes breakpoint hits resume in the detour and waits for an RCU-tasks
@@ -291,7 +292,8 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	if (opt_text_reserved(addr, oi->size))
 		goto out_slot;
 	ret = -EINVAL;
-	if (rv_fn_targets_into(fn, addr, addr + oi->size))
+	if (rv_fn_targets_into(fn, addr, addr + oi->size) ||
+	    kprobe_jump_label_into(addr, addr + oi->size))
 		goto out_slot;
 
 	memset(buf, 0, sizeof(buf));
