@@ -1111,7 +1111,7 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 		/*
 		 * Also for a non-boostable copy when the one saved level is
 		 * taken (an NMI hit a probe while this CPU stepped a reentered
-		 * one): the copy only loses its fault fixup.
+		 * one): kp_fault_in_boosted_copy() finds its fault fixup.
 		 */
 		regs->ip = (unsigned long)ai->insn;
 		return;
@@ -1280,6 +1280,40 @@ void arch_jprobe_resume(struct kprobe *site, struct pt_regs *regs)
 NOKPROBE_SYMBOL(arch_jprobe_resume);
 #endif
 
+/*
+ * A fault at the start of an instruction slot: the boosted copy of an
+ * instruction with an exception table entry, which only a nested reentry
+ * runs (kp_reenter(): no level left to step it).  The jump back after the
+ * copy tells the probed address: move the fault there, where its fixup
+ * is, as for a stepping copy.
+ */
+static int kp_fault_in_boosted_copy(struct pt_regs *regs, int trapnr)
+{
+	unsigned long ip = regs->ip, addr;
+	struct insn insn;
+	u8 *next;
+
+	if (offset_in_page(ip) % KPROBE_INSN_SLOT_SIZE ||
+	    !is_kprobe_insn_slot(ip))
+		return 0;
+	if (insn_decode_kernel(&insn, (void *)ip) < 0)
+		return 0;
+	next = (u8 *)ip + insn.length;
+	if (*next != JMP32_INSN_OPCODE)
+		return 0;
+	addr = (unsigned long)next + JMP32_INSN_SIZE +
+	       get_unaligned((s32 *)(next + 1)) - insn.length;
+	if (!search_exception_tables(addr))
+		return 0;
+
+	regs->ip = addr;
+	/* As below: the page fault path looks up the fixup after us. */
+	if (trapnr != X86_TRAP_PF)
+		return fixup_exception(regs, trapnr,
+				       current->thread.error_code, 0);
+	return 0;
+}
+
 /**
  * kprobe_fault_handler() - a trap happened while a probe runs on this CPU
  * @regs: registers at the fault
@@ -1306,7 +1340,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	if (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) {
 		if (!cur->ainsn.insn ||
 		    regs->ip != (unsigned long)cur->ainsn.insn + cur->ainsn.int3_off)
-			return 0;
+			return kp_fault_in_boosted_copy(regs, trapnr);
 
 		regs->ip = (unsigned long)cur->addr;
 		regs->flags |= kcb->saved_if;

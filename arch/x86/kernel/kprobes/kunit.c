@@ -683,6 +683,58 @@ static void test_opt_hidden_jumps(struct kunit *test)
 	}
 }
 
+/*
+ * A nested reentry (a probe hit in an NMI while this CPU steps a reentered
+ * one) runs even an instruction with an exception table entry from its
+ * boosted copy, at the start of its slot: a fault there is fixed up as at
+ * the probed address.  The copy of kpx_load's load, whose jump back lands
+ * on kpx_load's RET, is called as kpx_load would be, in the state such a
+ * hit leaves: a probe running, reentered.
+ */
+static void test_fault_nested_copy(struct kunit *test)
+{
+	struct kprobe_ctlblk *kcb;
+	long (*copy)(const u64 *p);
+	struct kprobe *prev, *site;
+	unsigned long status;
+	long ret[3];
+	struct kprobe kp;
+
+	/* A slot has no ENDBR: no indirect call into it under IBT. */
+	if (cpu_feature_enabled(X86_FEATURE_IBT))
+		kunit_skip(test, "IBT enforced");
+
+	kpx_register(test, &kp, kpx_load, OFF_LOAD, false);
+	preempt_disable();
+	site = get_kprobe(kp.addr);
+	if (!site || !site->ainsn.insn) {
+		preempt_enable();
+		unregister_kprobe(&kp);
+		KUNIT_FAIL(test, "no slot for the probe on kpx_load");
+		return;
+	}
+	/* The site holds the slot; the registered probe is its member. */
+	copy = (void *)site->ainsn.insn;
+	kcb = get_kprobe_ctlblk();
+	prev = kprobe_running();
+	status = kcb->kprobe_status;
+	__this_cpu_write(current_kprobe, site);
+	kcb->kprobe_status = KPROBE_REENTER;
+	ret[0] = copy(&kpx_data);
+	ret[1] = copy(kpx_unmapped);
+	ret[2] = copy(KPX_NONCANONICAL);
+	kcb->kprobe_status = status;
+	__this_cpu_write(current_kprobe, prev);
+	preempt_enable();
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, ret[0], (long)kpx_data);
+	KUNIT_EXPECT_EQ(test, ret[1], -14);
+	KUNIT_EXPECT_EQ(test, ret[2], -14);
+	/* A reentered probe runs no handler, its fault handler included. */
+	KUNIT_EXPECT_EQ(test, fault_hits, 0);
+}
+
 /* What must not be probed is refused with a clear errno. */
 static void test_refused(struct kunit *test)
 {
@@ -716,6 +768,7 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_kretprobe_tail_call),
 	KUNIT_CASE(test_kretprobe_own_convention),
 	KUNIT_CASE(test_fault_handler_fixes),
+	KUNIT_CASE(test_fault_nested_copy),
 	KUNIT_CASE(test_optimized),
 	KUNIT_CASE(test_opt_covering),
 	KUNIT_CASE(test_opt_flags),
