@@ -8,13 +8,13 @@
  */
 #include <kunit/test.h>
 #include <linux/kprobes.h>
+#include <linux/cpufeature.h>
 #include <linux/debug_locks.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/sizes.h>
 #include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
-#include <asm/cpufeature.h>
 #include <asm/extable.h>
 #include <asm/text-patching.h>
 #include <asm/processor-flags.h>
