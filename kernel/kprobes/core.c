@@ -915,14 +915,14 @@ static struct kprobe *nth_kprobe(void *vec, int i)
  * without members and unhash them onto @dead.  Returns how many probes were
  * unlinked; they are marked KPROBE_FLAG_UNREGISTERING until the second half.
  */
-int __unregister_kprobes_top(void *vec, kprobe_nth_t nth, int num,
-			     struct list_head *dead)
+static int kprobes_unlink(void *vec, kprobe_nth_t nth, int num,
+			  struct list_head *dead)
 {
 	struct kprobe_site *s, *tmp;
 	LIST_HEAD(batch);
 	int i, count = 0;
 
-	mutex_lock(&kprobe_mutex);
+	lockdep_assert_held(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
 		struct kprobe *p = nth(vec, i);
 		struct kprobe *kp;
@@ -960,6 +960,16 @@ int __unregister_kprobes_top(void *vec, kprobe_nth_t nth, int num,
 	}
 	list_for_each_entry(s, dead, batch)
 		kprobe_opt_retry_before(site_kp(s)->addr);
+	return count;
+}
+
+int __unregister_kprobes_top(void *vec, kprobe_nth_t nth, int num,
+			     struct list_head *dead)
+{
+	int count;
+
+	mutex_lock(&kprobe_mutex);
+	count = kprobes_unlink(vec, nth, num, dead);
 	mutex_unlock(&kprobe_mutex);
 	return count;
 }
@@ -1017,13 +1027,16 @@ void __unregister_kprobes(void *vec, kprobe_nth_t nth, int num)
 
 /*
  * Register @num probes all or nothing: on failure the ones already added are
- * unregistered and the error of the failing one returned.
+ * unregistered and the error of the failing one returned.  They are unlinked
+ * before kprobe_mutex is dropped, so that nothing (a probe added at the same
+ * address, enable_kprobe(), debugfs' "enabled") can arm them in between.
  */
 int __register_kprobes(void *vec, kprobe_nth_t nth, int num,
 		       unsigned long caller)
 {
 	LIST_HEAD(batch);
-	int i, j, ret = 0;
+	LIST_HEAD(dead);
+	int i, j, ret = 0, count = 0;
 
 	if (num <= 0 || !vec)
 		return -EINVAL;
@@ -1044,10 +1057,14 @@ int __register_kprobes(void *vec, kprobe_nth_t nth, int num,
 
 		WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_ROLLBACK);
 	}
+	if (ret)
+		count = kprobes_unlink(vec, nth, i, &dead);
 	mutex_unlock(&kprobe_mutex);
 
-	if (ret)
-		__unregister_kprobes(vec, nth, i);
+	if (count) {
+		synchronize_rcu();
+		__unregister_kprobes_bottom(vec, nth, i, &dead);
+	}
 	return ret;
 }
 
