@@ -85,8 +85,11 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  * @list: link in the list of probes sharing one address
  * @nmissed: hits whose handlers were skipped because another probe was
  *	running on the same CPU
- * @addr: the probed address; set by register_kprobe() when the probe is
- *	given by @symbol_name, and cleared again by unregister_kprobe()
+ * @addr: the probed address.  register_kprobe() sets it to the address of
+ *	the probed instruction (@symbol_name or the given @addr, plus @offset);
+ *	unregister_kprobe() clears it for a probe given by @symbol_name.  A
+ *	probe given by address with a non-zero @offset keeps the resolved
+ *	address: set @addr again before registering it again
  * @symbol_name: probe the function of this name ...
  * @offset: ... at this offset in bytes
  * @pre_handler: called before the probed instruction runs; a non-zero return

@@ -1003,7 +1003,10 @@ void __unregister_kprobes_bottom(void *vec, kprobe_nth_t nth, int num,
 		kprobe_unpin_owner(p);
 		INIT_LIST_HEAD(&p->list);
 		INIT_HLIST_NODE(&p->hlist);
-		/* Ready to be registered again, by symbol or by address. */
+		/*
+		 * Ready to be registered again by symbol; one given by address
+		 * keeps the resolved one (see struct kprobe).
+		 */
 		if (p->symbol_name)
 			p->addr = NULL;
 		if (p->flags & KPROBE_FLAG_ROLLBACK)
@@ -1129,7 +1132,8 @@ NOKPROBE_SYMBOL(register_kprobes);
  * @p: the probe; nothing happens if it is not registered
  *
  * When this returns, no handler of @p runs any more.  A probe registered by
- * symbol gets its .addr cleared, so that it can be registered again.
+ * symbol gets its .addr cleared, so that it can be registered again; one
+ * given by address keeps the probed address in .addr (with .offset added).
  */
 void unregister_kprobe(struct kprobe *p)
 {
