@@ -24,10 +24,19 @@
  * interrupt does) misses: the function just runs.  A kretprobe on the
  * handler (or on a function that calls jprobe_return() for it) loses its
  * instance at the break, where the frame is abandoned: its handler does not
- * run.
+ * run.  For the same reason the function graph tracer is paused for the
+ * task from the hit to the break.
+ *
+ * The saved stack bytes are put back at the break as they were at the hit:
+ * what else wrote there meanwhile (the caller's locals may lie in that
+ * area, and an interrupt may complete an on-stack completion of the caller
+ * while the handler runs) is undone.  That is the nature of jprobes and the
+ * reason for MAX_STACK_SIZE to be small; a handler that must not risk it is
+ * a kprobe's pre handler, which sees the arguments in pt_regs.
  */
 #define pr_fmt(fmt) "jprobes: " fmt
 
+#include <linux/ftrace.h>
 #include <linux/kasan.h>
 #include <linux/kprobes.h>
 #include <linux/minmax.h>
@@ -67,10 +76,18 @@ static unsigned long jprobe_stack_len(unsigned long sp)
 {
 	unsigned long base = (unsigned long)task_stack_page(current);
 
-	if (sp >= base && sp < base + THREAD_SIZE)
+	if (sp >= base && sp <= base + THREAD_SIZE)
 		return min_t(unsigned long, MAX_STACK_SIZE,
 			     base + THREAD_SIZE - sp);
-	/* Other stacks (interrupts, exceptions) end on a page boundary. */
+	/*
+	 * Other stacks (interrupts, exceptions) end on a page boundary.  One
+	 * may end at @sp: arm64's and riscv's call_on_irq_stack() enter their
+	 * callee with the IRQ stack empty, and the page above may be a vmap
+	 * guard or another CPU's data.  Save nothing there; the arguments of
+	 * such a function are in registers.
+	 */
+	if (!offset_in_page(sp))
+		return 0;
 	return min_t(unsigned long, MAX_STACK_SIZE,
 		     PAGE_SIZE - offset_in_page(sp));
 }
@@ -135,6 +152,13 @@ static int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	f->kri = kretprobe_mark();
 	/* Until jprobe_break(): the save is this CPU's, and RCU waits for it. */
 	preempt_disable();
+	/*
+	 * The handler's frames are abandoned at the break: the function graph
+	 * tracer must not hook their returns (it would later return into
+	 * __jprobe_guard), nor the probed function's call, whose return
+	 * address is about to be saved and restored under it.
+	 */
+	pause_graph_tracing();
 	WRITE_ONCE(f->site, site);
 	arch_jprobe_redirect(jp, regs);
 	return 1;
@@ -179,6 +203,7 @@ enum jprobe_break_result jprobe_break(struct pt_regs *regs, unsigned long addr)
 	arch_jprobe_restore_regs(regs, &f->regs);
 	/* The handler's frame never returns: nor do kretprobes on it. */
 	kretprobe_abandon(f->kri);
+	unpause_graph_tracing();
 	WRITE_ONCE(f->site, NULL);
 	arch_jprobe_resume(site, regs);
 	preempt_enable_no_resched();

@@ -3293,6 +3293,210 @@ static void kpk_test_jprobe_optimized(struct kunit *test)
 	kpk_unreg(test, &p->kp);
 }
 #endif
+
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+/* What the function graph tracer saw of kpk_jtarget [0] and the handler [1]. */
+static unsigned long kpk_fg_ip[2];
+static atomic_t kpk_fg_entries[2];
+static atomic_t kpk_fg_returns[2];
+
+static int kpk_fg_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (trace->func == kpk_fg_ip[i]) {
+			atomic_inc(&kpk_fg_entries[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void kpk_fg_return(struct ftrace_graph_ret *trace,
+			  struct fgraph_ops *gops)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (trace->func == kpk_fg_ip[i])
+			atomic_inc(&kpk_fg_returns[i]);
+	}
+}
+
+static struct fgraph_ops kpk_fg_ops = {
+	.entryfunc = kpk_fg_entry,
+	.retfunc = kpk_fg_return,
+};
+
+static void kpk_fg_unregister(void *unused)
+{
+	unregister_ftrace_graph(&kpk_fg_ops);
+	ftrace_free_filter(&kpk_fg_ops.ops);
+}
+
+/*
+ * Function graph tracing of the probed function and of the handler: the
+ * handler's frames are abandoned at jprobe_return(), so the tracer must not
+ * hook their returns (the probed function's return would then pop the
+ * handler's entry and return into __jprobe_guard), and the task's return
+ * stack is as deep after each call as before.
+ */
+static void kpk_test_jprobe_graph(struct kunit *test)
+{
+	struct jprobe *jp = kpk_jnew(test, "kpk_jtarget");
+	int i, depth;
+
+	kpk_jreset();
+	for (i = 0; i < 2; i++) {
+		atomic_set(&kpk_fg_entries[i], 0);
+		atomic_set(&kpk_fg_returns[i], 0);
+	}
+	kpk_fg_ip[0] = ftrace_location((unsigned long)kpk_jtarget);
+	kpk_fg_ip[1] = ftrace_location((unsigned long)kpk_jhandler);
+	KUNIT_ASSERT_NE(test, kpk_fg_ip[0], 0);
+	KUNIT_ASSERT_NE(test, kpk_fg_ip[1], 0);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpk_fg_ops.ops, kpk_fg_ip[0],
+						   0, 1), 0);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpk_fg_ops.ops, kpk_fg_ip[1],
+						   0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_graph(&kpk_fg_ops), 0);
+	i = kunit_add_action_or_reset(test, kpk_fg_unregister, NULL);
+	KUNIT_ASSERT_EQ(test, i, 0);
+
+	/* The tracer sees each call and return of the function. */
+	kpk_jcalls(test, kpk_jtarget, 0, KPK_CALLS, false);
+	KUNIT_ASSERT_EQ(test, atomic_read(&kpk_fg_entries[0]), KPK_CALLS);
+	KUNIT_ASSERT_EQ(test, atomic_read(&kpk_fg_returns[0]), KPK_CALLS);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, jp), 0);
+	depth = current->curr_ret_stack;
+	kpk_jcalls(test, kpk_jtarget, 0, KPK_CALLS, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, current->curr_ret_stack, depth);
+	/* Not the handler; the function, when it is, to its return. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_fg_entries[1]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_fg_returns[1]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_fg_entries[0]),
+			atomic_read(&kpk_fg_returns[0]));
+	KUNIT_EXPECT_EQ(test, jp->kp.nmissed, 0);
+
+	/* Unpaused at the break: traced again without the jprobe. */
+	kpk_unreg_jp(test, jp);
+	i = atomic_read(&kpk_fg_returns[0]);
+	kpk_jcalls(test, kpk_jtarget, 0, KPK_CALLS, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_fg_returns[0]), i + KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_fg_entries[0]),
+			atomic_read(&kpk_fg_returns[0]));
+}
+#endif
+
+#if defined(CONFIG_ARM64) || defined(CONFIG_RISCV)
+/*
+ * kpk_call_on_stack(arg, fn, top): fn(arg) with the stack pointer at @top,
+ * as arm64's and riscv's call_on_irq_stack() call their function at the
+ * top of the IRQ stack.
+ */
+asmlinkage long kpk_call_on_stack(long arg, long (*fn)(long), void *top);
+
+#ifdef CONFIG_ARM64
+asm(".pushsection .text, \"ax\"\n"
+	".balign 4\n"
+	".globl kpk_call_on_stack\n"
+	".type kpk_call_on_stack, @function\n"
+	"kpk_call_on_stack:\n\t"
+	"stp x29, x30, [sp, #-16]!\n\t"
+	"mov x29, sp\n\t"
+	"mov sp, x2\n\t"
+	"blr x1\n\t"
+	"mov sp, x29\n\t"
+	"ldp x29, x30, [sp], #16\n\t"
+	"ret\n"
+	".size kpk_call_on_stack, . - kpk_call_on_stack\n"
+	".popsection\n");
+#else
+asm(".pushsection .text, \"ax\"\n"
+	".balign 4\n"
+	".globl kpk_call_on_stack\n"
+	".type kpk_call_on_stack, @function\n"
+	"kpk_call_on_stack:\n\t"
+	"addi sp, sp, -16\n\t"
+	"sd ra, 8(sp)\n\t"
+	"sd s0, 0(sp)\n\t"
+	"addi s0, sp, 16\n\t"
+	"mv sp, a2\n\t"
+	"jalr a1\n\t"
+	"addi sp, s0, -16\n\t"
+	"ld ra, 8(sp)\n\t"
+	"ld s0, 0(sp)\n\t"
+	"addi sp, sp, 16\n\t"
+	"ret\n"
+	".size kpk_call_on_stack, . - kpk_call_on_stack\n"
+	".popsection\n");
+#endif
+
+#define KPK_JTOP_ORDER	2	/* the stack: 4 pages, then the page above */
+#define KPK_JTOP_MARK	0x5eed5eedL
+
+static long *kpk_jtop_above;
+static long kpk_jtop_seen;
+
+static noinline __used notrace long kpk_jtop(long x)
+{
+	OPTIMIZER_HIDE_VAR(x);
+	return x + 5;
+}
+
+/* Another CPU's data, or whatever lies above the stack, changes meanwhile. */
+static long kpk_jtop_handler(long x)
+{
+	kpk_jtop_seen = x;
+	WRITE_ONCE(*kpk_jtop_above, KPK_JTOP_MARK);
+	atomic_inc(&kpk_jh_hits);
+	jprobe_return();
+	return 0;
+}
+
+/*
+ * A jprobe on a function entered with the stack pointer at the top of a
+ * stack other than the task's (a page boundary): nothing above it is saved
+ * at the hit, so nothing is written back there at the break.
+ */
+static void kpk_test_jprobe_stack_top(struct kunit *test)
+{
+	struct jprobe *jp = kpk_jnew(test, "kpk_jtop");
+	unsigned long flags;
+	void *stack, *top;
+	long ret;
+
+	stack = (void *)__get_free_pages(GFP_KERNEL | __GFP_ZERO,
+					 KPK_JTOP_ORDER + 1);
+	KUNIT_ASSERT_NOT_NULL(test, stack);
+	top = stack + (PAGE_SIZE << KPK_JTOP_ORDER);
+	kpk_jtop_above = top;
+	*kpk_jtop_above = -1;
+
+	jp->entry = kpk_jtop_handler;
+	kpk_jreset();
+	kpk_jtop_seen = 0;
+	if (kpk_reg_jp(test, jp)) {
+		free_pages((unsigned long)stack, KPK_JTOP_ORDER + 1);
+		KUNIT_FAIL(test, "register_jprobe(kpk_jtop) failed");
+		return;
+	}
+	/* No interrupt on this stack. */
+	local_irq_save(flags);
+	ret = kpk_call_on_stack(37, kpk_jtop, top);
+	local_irq_restore(flags);
+	kpk_unreg_jp(test, jp);
+
+	KUNIT_EXPECT_EQ(test, ret, 42);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_jh_hits), 1);
+	KUNIT_EXPECT_EQ(test, kpk_jtop_seen, 37);
+	KUNIT_EXPECT_EQ(test, *kpk_jtop_above, KPK_JTOP_MARK);
+	free_pages((unsigned long)stack, KPK_JTOP_ORDER + 1);
+}
+#endif
 #endif /* CONFIG_JPROBES */
 
 /* The instruction slot pages /proc/kallsyms lists now. */
@@ -3401,6 +3605,12 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_jprobe_kretprobed),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(kpk_test_jprobe_optimized),
+#endif
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	KUNIT_CASE(kpk_test_jprobe_graph),
+#endif
+#if defined(CONFIG_ARM64) || defined(CONFIG_RISCV)
+	KUNIT_CASE(kpk_test_jprobe_stack_top),
 #endif
 #endif
 	{}
