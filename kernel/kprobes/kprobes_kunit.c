@@ -2360,21 +2360,36 @@ static void kpk_test_optimized(struct kunit *test)
 }
 
 /*
+ * Runnable and never sleeping: an RCU Tasks grace period started while this
+ * runs waits for it to stop.
+ */
+static int kpk_tasks_rcu_holdout(void *unused)
+{
+	while (!kthread_should_stop())
+		cpu_relax();
+	return 0;
+}
+
+/*
  * A task preempted in a detour still holds what the detour passes to its
  * handler (the site, on x86_64), and the RCU grace period unregistration
  * waits for does not wait for that task: the site must outlive an RCU-tasks
  * grace period.  Read it after unregistration and, where tasks can be
  * preempted, after every RCU callback queued so far has run, as such a task
- * would (only KASAN, in the debug flavours, sees the read of a freed site:
- * elsewhere this cannot fail).
+ * would, while a task that does not sleep holds RCU Tasks grace periods
+ * off (only KASAN, in the debug flavours, sees the read of a freed site:
+ * elsewhere this cannot fail).  Reading it without the holdout was a race
+ * with the RCU Tasks callback, which KASAN saw once on powerpc.
  */
 static void kpk_test_opt_site_lifetime(struct kunit *test)
 {
 	struct kpk_site s;
 	unsigned int off = kpk_opt_target(test, &s);
 	struct kpk_probe *p = kpk_new(test, 1, s.sym, 0, false);
+	struct task_struct *holdout = NULL;
 	struct kprobe *site;
 	void *addr;
+	bool hold;
 
 	p->kp.offset = off;
 	KUNIT_ASSERT_EQ(test, sysctl_kprobes_optimization, 1);
@@ -2387,15 +2402,32 @@ static void kpk_test_opt_site_lifetime(struct kunit *test)
 	rcu_read_unlock();
 	KUNIT_ASSERT_NOT_NULL(test, site);
 
+	/* What makes site_free() wait for RCU Tasks. */
+	KUNIT_EXPECT_TRUE(test, to_site(site)->state & SITE_OPT_BUILT);
+
+	/*
+	 * Hold RCU Tasks grace periods off, so that the site is still there
+	 * after rcu_barrier() if (and only if) an RCU Tasks callback frees it.
+	 * Not on riscv, whose unoptimization itself waits for RCU Tasks (a
+	 * task may be between a jump's AUIPC and JALR): there the site is not
+	 * read after unregistration.
+	 */
+	hold = IS_ENABLED(CONFIG_TASKS_RCU) && !IS_ENABLED(CONFIG_RISCV);
+	if (hold) {
+		holdout = kthread_run(kpk_tasks_rcu_holdout, NULL, "kpk_holdout");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(holdout));
+	}
 	kpk_unreg(test, &p->kp);
 	rcu_read_lock();
 	KUNIT_EXPECT_NULL(test, get_kprobe(addr));
 	rcu_read_unlock();
-	/* A site freed by call_rcu() would be gone now. */
-	if (IS_ENABLED(CONFIG_TASKS_RCU))
+	if (hold) {
+		/* A site freed by call_rcu() would be gone now. */
 		rcu_barrier();
-	KUNIT_EXPECT_PTR_EQ(test, (void *)READ_ONCE(site->addr), addr);
-	KUNIT_EXPECT_TRUE(test, list_empty(&site->list));
+		KUNIT_EXPECT_PTR_EQ(test, (void *)READ_ONCE(site->addr), addr);
+		KUNIT_EXPECT_TRUE(test, list_empty(&site->list));
+		kthread_stop(holdout);
+	}
 	kpk_calls(test, s.fn, s.delta, KPK_CALLS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), 0);
 	synchronize_rcu_tasks();
