@@ -56,7 +56,11 @@ PENDING = {
 
 # Variable names of the doc, for member checks (kp.addr, ri->data).
 VAR_STRUCT = {"kp": "kprobe", "rp": "kretprobe", "ri": "kretprobe_instance",
-              "jp": "jprobe"}
+              "jp": "jprobe", "regs": "pt_regs"}
+
+# Structs of the base the doc names members of, and the header defining
+# each (x86's, for the registers: the doc names x86's where it names any).
+BASE_STRUCTS = {"pt_regs": "arch/x86/include/asm/ptrace.h"}
 
 
 def base_dir():
@@ -328,6 +332,16 @@ class Corpus:
         hits = self.base_grep(regex)
         return "kernel:" + hits[0] if hits else None
 
+    def base_member(self, sname, member):
+        """'kernel:FILE struct NAME' if the base's struct has @member."""
+        rel = BASE_STRUCTS[sname]
+        with open(os.path.join(self.base, rel), errors="replace") as f:
+            m = re.search(r"^struct %s \{\n(.*?)^\};" % re.escape(sname),
+                          f.read(), re.M | re.S)
+        if m and re.search(r"\b%s\b" % re.escape(member), m.group(1)):
+            return "kernel:%s struct %s" % (rel, sname)
+        return None
+
     def struct_body(self, name):
         m = re.search(r"^struct %s \{\n(.*?)^\};" % re.escape(name),
                       self.ours.get("include/linux/kprobes.h", ""), re.M | re.S)
@@ -392,6 +406,8 @@ def check_one(c, lit):
     m = re.fullmatch(r"(\w+)(?:\.|->)(\w+)", lit)
     if m:
         sname = VAR_STRUCT.get(m.group(1), m.group(1))
+        if sname in BASE_STRUCTS:
+            return "member", c.base_member(sname, m.group(2))
         body = c.struct_body(sname)
         ok = body is not None and re.search(r"\b%s\b" % m.group(2), body)
         return "member", ("ours:include/linux/kprobes.h struct " + sname) \
