@@ -6,7 +6,7 @@
 #
 # usage: ws/check.sh [ARCH...]     (default: all four)
 #
-# Each arch of DEBUG_ARCHES (default: x86_64 arm64 powerpc) that is checked
+# Each arch of DEBUG_ARCHES (default: x86_64 arm64) that is checked
 # is checked twice: its kernel, then its debug flavour (configs/debug.config
 # and configs/debug-ARCH.config if any: KASAN, lockdep, kmemleak, ...),
 # with a boot timeout DEBUG_TIMEOUT_FACTOR (3) times the arch's.  The guests
@@ -39,7 +39,7 @@
 export SMP=${SMP:-4}
 host_cpus=$(nproc)
 debug_smp=${DEBUG_SMP:-$((host_cpus < 2 ? 2 : host_cpus))}
-debug_arches=" ${DEBUG_ARCHES-x86_64 arm64 powerpc} "
+debug_arches=" ${DEBUG_ARCHES-x86_64 arm64} "
 append=${WS_APPEND:-}
 [ -z "${STRESS:-}" ] || append="${append:+$append }ws.stress=$STRESS"
 [ -z "${ONLY:-}" ] || append="${append:+$append }ws.only=$ONLY"
