@@ -336,16 +336,21 @@ class Corpus:
         """'kernel:FILE struct NAME' if the base's struct has @member."""
         rel = BASE_STRUCTS[sname]
         with open(os.path.join(self.base, rel), errors="replace") as f:
-            m = re.search(r"^struct %s \{\n(.*?)^\};" % re.escape(sname),
-                          f.read(), re.M | re.S)
-        if m and re.search(r"\b%s\b" % re.escape(member), m.group(1)):
+            body = struct_body_in(f.read(), sname)
+        if body and re.search(r"\b%s\b" % re.escape(member), body):
             return "kernel:%s struct %s" % (rel, sname)
         return None
 
     def struct_body(self, name):
-        m = re.search(r"^struct %s \{\n(.*?)^\};" % re.escape(name),
-                      self.ours.get("include/linux/kprobes.h", ""), re.M | re.S)
-        return m.group(1) if m else None
+        return struct_body_in(self.ours.get("include/linux/kprobes.h", ""),
+                              name)
+
+
+def struct_body_in(text, name):
+    """The members of `struct NAME {...};` defined in @text, or None."""
+    m = re.search(r"^struct %s \{\n(.*?)^\};" % re.escape(name), text,
+                  re.M | re.S)
+    return m.group(1) if m else None
 
 
 def check_one(c, lit):
