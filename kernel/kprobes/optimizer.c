@@ -416,16 +416,20 @@ int kprobe_walk_split_parts(unsigned long func, kprobe_part_fn_t fn,
 }
 
 #ifdef CONFIG_SYSCTL
-static int proc_kprobes_optimization_handler(const struct ctl_table *table,
-					     int write, void *buffer,
-					     size_t *length, loff_t *ppos)
+/*
+ * debug.kprobes-optimization: a write brings every site in line with the new
+ * value, in one batch under kprobe_mutex: 0 unoptimizes the optimized sites,
+ * 1 queues those that may be optimized.
+ */
+static int kprobe_opt_sysctl_write(const struct ctl_table *table, int write,
+				   void *buffer, size_t *length, loff_t *ppos)
 {
 	LIST_HEAD(batch);
 	int ret;
 
 	mutex_lock(&kprobe_mutex);
 	ret = proc_dointvec_minmax(table, write, buffer, length, ppos);
-	if (!ret && write) {
+	if (write && ret == 0) {
 		kprobe_batch_all(&batch);
 		kprobe_opt_unoptimize_sites(&batch);
 		kprobe_opt_optimize_sites(&batch);
@@ -435,13 +439,13 @@ static int proc_kprobes_optimization_handler(const struct ctl_table *table,
 	return ret;
 }
 
-static struct ctl_table kprobe_sysctls[] = {
+static struct ctl_table kprobe_opt_sysctl[] = {
 	{
 		.procname	= "kprobes-optimization",
-		.data		= &sysctl_kprobes_optimization,
-		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_kprobes_optimization_handler,
+		.proc_handler	= kprobe_opt_sysctl_write,
+		.data		= &sysctl_kprobes_optimization,
+		.maxlen		= sizeof(sysctl_kprobes_optimization),
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
@@ -449,7 +453,7 @@ static struct ctl_table kprobe_sysctls[] = {
 
 int __init kprobe_optimizer_init(void)
 {
-	if (!register_sysctl("debug", kprobe_sysctls))
+	if (!register_sysctl("debug", kprobe_opt_sysctl))
 		pr_warn("cannot register debug.kprobes-optimization\n");
 	return 0;
 }
