@@ -107,10 +107,12 @@ struct arch_optimized_insn {
 	size_t size;
 };
 
-/* One interrupted probe, saved while a reentered one runs out of line. */
-struct prev_kprobe {
-	struct kprobe *kp;
-	unsigned long status;
+/*
+ * What a CPU keeps of the probe it runs, next to current_kprobe.  A reentry
+ * saves it whole, and puts it back whole when the reentered probe is done.
+ */
+struct kprobe_cpu_state {
+	unsigned long kprobe_status;
 	unsigned long saved_if;
 };
 
@@ -119,12 +121,20 @@ struct prev_kprobe {
  * @kprobe_status: KPROBE_HIT_* / KPROBE_REENTER
  * @saved_if: X86_EFLAGS_IF of the probed context, cleared while the
  *	instruction runs out of line before the second trap
- * @prev_kprobe: the interrupted probe during a reentry
+ * @state: the two above, as one
+ * @outer: the probe a reentry interrupted
+ * @outer_state: its state
  */
 struct kprobe_ctlblk {
-	unsigned long kprobe_status;
-	unsigned long saved_if;
-	struct prev_kprobe prev_kprobe;
+	union {
+		struct {
+			unsigned long kprobe_status;
+			unsigned long saved_if;
+		};
+		struct kprobe_cpu_state state;
+	};
+	struct kprobe *outer;
+	struct kprobe_cpu_state outer_state;
 };
 
 /* x86 caches are coherent with instruction fetch: text_poke*() is enough. */

@@ -883,18 +883,17 @@ static nokprobe_inline bool kp_emulate(struct kprobe *p, struct pt_regs *regs)
 	return true;
 }
 
-static nokprobe_inline void kp_save_prev(struct kprobe_ctlblk *kcb)
+/* A reentry: keep the interrupted probe for kp_resume_outer(). */
+static nokprobe_inline void kp_hold_outer(struct kprobe_ctlblk *kcb)
 {
-	kcb->prev_kprobe.kp = kprobe_running();
-	kcb->prev_kprobe.status = kcb->kprobe_status;
-	kcb->prev_kprobe.saved_if = kcb->saved_if;
+	kcb->outer = kprobe_running();
+	kcb->outer_state = kcb->state;
 }
 
-static nokprobe_inline void kp_restore_prev(struct kprobe_ctlblk *kcb)
+static nokprobe_inline void kp_resume_outer(struct kprobe_ctlblk *kcb)
 {
-	__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
-	kcb->kprobe_status = kcb->prev_kprobe.status;
-	kcb->saved_if = kcb->prev_kprobe.saved_if;
+	kcb->state = kcb->outer_state;
+	__this_cpu_write(current_kprobe, kcb->outer);
 }
 
 /*
@@ -1002,7 +1001,7 @@ static nokprobe_inline void kp_finish_step(struct kprobe *cur,
 	}
 
 	if (kcb->kprobe_status == KPROBE_REENTER) {
-		kp_restore_prev(kcb);
+		kp_resume_outer(kcb);
 		return;
 	}
 	if (cur->post_handler) {
@@ -1127,7 +1126,7 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 		die("kprobes: unreadable indirect branch target", regs, 0);
 		return;
 	}
-	kp_save_prev(kcb);
+	kp_hold_outer(kcb);
 	kp_step_trapping(p, regs, kcb, KPROBE_REENTER);
 }
 
@@ -1346,7 +1345,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		regs->flags |= kcb->saved_if;
 		if (kcb->kprobe_status == KPROBE_REENTER) {
 			/* A reentered probe runs no handler. */
-			kp_restore_prev(kcb);
+			kp_resume_outer(kcb);
 		} else {
 			fixed = kprobe_call_fault_handlers(cur, regs, trapnr);
 			reset_current_kprobe();
