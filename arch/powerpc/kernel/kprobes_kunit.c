@@ -245,6 +245,49 @@ static void test_fault_fixup(struct kunit *test)
 	vfree(buf);
 }
 
+static long reload;
+
+/* Calls kpp_pvr, whose probe must be stepped, from the fault handler. */
+static int pvr_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	fault_hits++;
+	reload = kpp_pvr();
+	return 0;
+}
+
+/*
+ * The fault handler of a stepped copy's fault calls a function whose probe
+ * is stepped too: the first step is over by then, so the hit is a miss
+ * whose instruction is stepped, not an unrecoverable reentry.
+ */
+static void test_fault_handler_reenters(struct kunit *test)
+{
+	const long *bad;
+	struct kprobe kp, inner;
+	long *buf;
+	int i;
+
+	buf = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	bad = (const long *)((char *)buf + PAGE_SIZE);	/* the guard page */
+	kpp_register(test, &inner, kpp_pvr, true);
+	kpp_register(test, &kp, kpp_load, true);
+	kp.fault_handler = pvr_fault;
+	for (i = 1; i <= 3; i++) {
+		reload = 0;
+		KUNIT_EXPECT_EQ(test, kpp_load(bad), -EFAULT);
+		KUNIT_EXPECT_EQ(test, reload, (long)mfspr(SPRN_PVR));
+		KUNIT_EXPECT_EQ(test, fault_hits, i);
+		KUNIT_EXPECT_EQ(test, inner.nmissed, i);
+	}
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, post_hits, 0);
+	unregister_kprobe(&kp);
+	unregister_kprobe(&inner);
+	vfree(buf);
+}
+
 static int call_pvr_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	pre_hits += 100;
@@ -432,6 +475,7 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_emulated),
 	KUNIT_CASE(test_single_step),
 	KUNIT_CASE(test_fault_fixup),
+	KUNIT_CASE(test_fault_handler_reenters),
 	KUNIT_CASE(test_reentry),
 	KUNIT_CASE(test_prefixed),
 	KUNIT_CASE(test_refused),

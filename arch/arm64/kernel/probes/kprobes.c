@@ -673,6 +673,11 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		if (kcb->kprobe_status == KPROBE_REENTER) {
 			kprobe_restore_prev(kcb);
 		} else {
+			/*
+			 * The step is over: a probe the fault handlers hit
+			 * is a miss, stepped as from any handler.
+			 */
+			kcb->kprobe_status = KPROBE_HIT_SSDONE;
 			ret = kprobe_call_fault_handlers(cur, regs, trapnr);
 			reset_current_kprobe();
 		}

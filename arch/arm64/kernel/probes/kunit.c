@@ -40,6 +40,8 @@ struct kpa_probe {
 	atomic_t fault;
 	unsigned long seen_pc;
 	long (*call)(long x);	/* kpa_pre_call: what the handler calls */
+	const long *good;	/* kpa_fault_load: what the handler loads */
+	long loaded;
 };
 
 #define to_kpa(p)	container_of(p, struct kpa_probe, kp)
@@ -72,6 +74,16 @@ static void kpa_post(struct kprobe *p, struct pt_regs *regs,
 static int kpa_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
 {
 	atomic_inc(&to_kpa(p)->fault);
+	return 0;
+}
+
+/* Loads through the probed kpa_load, from inside the fault handler. */
+static int kpa_fault_load(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	struct kpa_probe *k = to_kpa(p);
+
+	atomic_inc(&k->fault);
+	k->loaded = kpa_load(k->good);
 	return 0;
 }
 
@@ -465,6 +477,40 @@ static void kpa_test_fault(struct kunit *test)
 	kpa_unreg(test, q);
 }
 
+/*
+ * The fault handler of a stepped copy's fault calls the probed function
+ * again: the step is over by then, so the hit is a miss whose instruction
+ * is stepped, not an unrecoverable reentry.
+ */
+static void kpa_test_fault_handler_reenters(struct kunit *test)
+{
+	struct kpa_probe *k = kpa_new(test, KPA_LOAD, true);
+	long *buf = vmalloc(PAGE_SIZE);
+	const long *bad;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpa_vfree_action,
+							buf), 0);
+	bad = (const long *)((char *)buf + PAGE_SIZE);
+	buf[0] = 4343;
+	k->good = buf;
+	k->kp.fault_handler = kpa_fault_load;
+	KUNIT_ASSERT_EQ(test, kpa_reg(test, k), 0);
+	for (i = 1; i <= KPA_CALLS; i++) {
+		k->loaded = 0;
+		KUNIT_EXPECT_EQ(test, kpa_load(bad), -EFAULT);
+		KUNIT_EXPECT_EQ(test, k->loaded, 4343);
+		KUNIT_EXPECT_EQ(test, atomic_read(&k->fault), i);
+		KUNIT_EXPECT_EQ(test, k->kp.nmissed, i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPA_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 0);
+	KUNIT_EXPECT_EQ(test, kpa_load(buf), 4343);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 1);
+	kpa_unreg(test, k);
+}
+
 /* A pre handler moves the PC: on a breakpoint, then on a jump. */
 static void kpa_test_redirect(struct kunit *test)
 {
@@ -537,6 +583,7 @@ static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE(kpa_test_daif),
 	KUNIT_CASE(kpa_test_step_trampoline),
 	KUNIT_CASE(kpa_test_fault),
+	KUNIT_CASE(kpa_test_fault_handler_reenters),
 	KUNIT_CASE(kpa_test_redirect),
 	KUNIT_CASE(kpa_test_reentry),
 	{}

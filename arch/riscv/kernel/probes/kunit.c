@@ -44,6 +44,8 @@ struct kprv_probe {
 	unsigned long seen_status;	/* in the post handler */
 	long last_trapnr;
 	void *redirect;
+	const long *good;	/* kprv_fault_load: what the handler loads */
+	long loaded;
 };
 
 #define to_kprv(p)	container_of(p, struct kprv_probe, kp)
@@ -83,6 +85,16 @@ static int kprv_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
 
 	WRITE_ONCE(k->last_trapnr, trapnr);
 	atomic_inc(&k->fault);
+	return 0;
+}
+
+/* Loads through the probed kprv_load, from inside the fault handler. */
+static int kprv_fault_load(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	struct kprv_probe *k = to_kprv(p);
+
+	atomic_inc(&k->fault);
+	k->loaded = kprv_call2(kprv_load, (long)k->good, 0);
 	return 0;
 }
 
@@ -530,6 +542,41 @@ static void kprv_test_fault_in_insn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->fault), KPRV_CALLS);
 }
 
+/*
+ * The fault handler of a stepped copy's fault loads through the same site:
+ * the step is over by then, so the hit is a miss whose instruction is
+ * stepped, not an unrecoverable reentry.
+ */
+static void kprv_test_fault_handler_reenters(struct kunit *test)
+{
+	unsigned long addr = (unsigned long)kprv_load + 4;
+	struct kprv_probe *k = kprv_new(test, addr, true);
+	long *buf = vmalloc(PAGE_SIZE);
+	const long *bad;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kprv_vfree_action,
+							buf), 0);
+	bad = (const long *)((char *)buf + PAGE_SIZE);	/* the guard page */
+	buf[0] = 4343;
+	k->good = buf;
+	k->kp.fault_handler = kprv_fault_load;
+	KUNIT_ASSERT_EQ(test, kprv_reg(test, k), 0);
+	for (i = 1; i <= KPRV_CALLS; i++) {
+		k->loaded = 0;
+		KUNIT_EXPECT_EQ(test, kprv_call2(kprv_load, (long)bad, 0), -EFAULT);
+		KUNIT_EXPECT_EQ(test, k->loaded, 4343);
+		KUNIT_EXPECT_EQ(test, atomic_read(&k->fault), i);
+		KUNIT_EXPECT_EQ(test, k->kp.nmissed, i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPRV_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 0);
+	KUNIT_EXPECT_EQ(test, kprv_call2(kprv_load, (long)buf, 0), 4343);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 1);
+	kprv_unreg(test, k);
+}
+
 /* ---------------------------------------------------------------------------
  * Jump optimization
  * ---------------------------------------------------------------------------
@@ -688,6 +735,7 @@ static struct kunit_case kprv_cases[] = {
 	KUNIT_CASE(kprv_test_lrsc),
 	KUNIT_CASE(kprv_test_uprobe_decode),
 	KUNIT_CASE(kprv_test_fault_in_insn),
+	KUNIT_CASE(kprv_test_fault_handler_reenters),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(kprv_test_optimized),
 	KUNIT_CASE(kprv_test_optimized_far),

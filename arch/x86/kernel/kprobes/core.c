@@ -1347,6 +1347,8 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 			/* A reentered probe runs no handler. */
 			kp_resume_outer(kcb);
 		} else {
+			/* The step is over: a hit now is a miss. */
+			kcb->kprobe_status = KPROBE_HIT_SSDONE;
 			fixed = kprobe_call_fault_handlers(cur, regs, trapnr);
 			reset_current_kprobe();
 			if (fixed)

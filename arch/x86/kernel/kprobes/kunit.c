@@ -355,6 +355,40 @@ static void test_fault_fixup(struct kunit *test)
 
 static long handler_load_ret;
 
+/* Loads through the probed kpx_load, from inside the fault handler. */
+static int load_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	fault_hits++;
+	handler_load_ret = kpx_load(&kpx_data);
+	return 0;
+}
+
+/*
+ * The fault handler of a stepped copy's fault loads through the same site:
+ * the step is over by then, so the hit is a miss whose instruction is
+ * stepped, not an unrecoverable reentry.
+ */
+static void test_fault_handler_reenters(struct kunit *test)
+{
+	struct kprobe kp;
+	int i;
+
+	kpx_register(test, &kp, kpx_load, OFF_LOAD, true);
+	kp.fault_handler = load_fault;
+	for (i = 1; i <= 3; i++) {
+		handler_load_ret = 0;
+		KUNIT_EXPECT_EQ(test, kpx_load(kpx_unmapped), -14);
+		KUNIT_EXPECT_EQ(test, handler_load_ret, (long)kpx_data);
+		KUNIT_EXPECT_EQ(test, fault_hits, i);
+		KUNIT_EXPECT_EQ(test, kp.nmissed, i);
+	}
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, post_hits, 0);
+	KUNIT_EXPECT_EQ(test, kpx_load(&kpx_data), (long)kpx_data);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
+	unregister_kprobe(&kp);
+}
+
 static int load_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	pre_hits++;
@@ -768,6 +802,7 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_kretprobe_tail_call),
 	KUNIT_CASE(test_kretprobe_own_convention),
 	KUNIT_CASE(test_fault_handler_fixes),
+	KUNIT_CASE(test_fault_handler_reenters),
 	KUNIT_CASE(test_fault_nested_copy),
 	KUNIT_CASE(test_optimized),
 	KUNIT_CASE(test_opt_covering),
