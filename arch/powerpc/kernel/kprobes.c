@@ -482,21 +482,49 @@ bool arch_within_kprobe_blacklist(unsigned long addr)
 	       optprobe_in_buffer(addr);
 }
 
+/*
+ * The C functions a probe's own trap goes through, before kprobe_handler() or
+ * kprobe_post_handler() and after them, on the way back: a probe in one would
+ * trap again from its own handling, without end.  Entry and exit code
+ * elsewhere is noinstr, which the core refuses; here it is plain C.  The
+ * static ones are looked up by name: they may have been inlined.
+ */
+static const char *const kprobe_trap_path[] __initconst = {
+	"program_check_exception",
+	"emulation_assist_interrupt",
+	"do_program_check",
+	"single_step_exception",
+	"__single_step_exception",
+	"interrupt_exit_kernel_prepare",
+	"interrupt_exit_kernel_restart",
+};
+
 /**
- * arch_populate_kprobe_blacklist() - list the powerpc ranges in debugfs
+ * arch_populate_kprobe_blacklist() - the powerpc ranges and functions that
+ *	must never be probed
  *
- * The soft-masked and restartable regions are inside functions that are
- * blacklisted already.
+ * The head of the kernel, the functions of the trap path and the detour
+ * buffer.  The soft-masked and restartable regions are inside functions that
+ * are blacklisted already.
  *
  * Return: 0 or -errno.
  */
 int __init arch_populate_kprobe_blacklist(void)
 {
-	int ret;
+	unsigned long addr;
+	int i, ret;
 
 	ret = kprobe_add_area_blacklist((unsigned long)_stext,
 					(unsigned long)__head_end);
-	return ret ?: optprobe_populate_blacklist();
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(kprobe_trap_path); i++) {
+		addr = kallsyms_lookup_name(kprobe_trap_path[i]);
+		ret = addr ? kprobe_add_ksym_blacklist(addr) : 0;
+		if (ret < 0)
+			return ret;
+	}
+	return optprobe_populate_blacklist();
 }
 
 /* ---------------------------------------------------------------------------

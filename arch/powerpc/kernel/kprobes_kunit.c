@@ -363,6 +363,26 @@ static void test_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpp_try((void *)kpp_add + 1), -EILSEQ);
 }
 
+/* The C functions of a probe's own trap: a probe there would trap again. */
+static void test_trap_path_refused(struct kunit *test)
+{
+	static const char * const names[] = {
+		"program_check_exception",
+		"single_step_exception",
+		"interrupt_exit_kernel_prepare",
+	};
+	struct kprobe kp;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.symbol_name = names[i];
+		kp.pre_handler = count_pre;
+		KUNIT_EXPECT_EQ_MSG(test, register_kprobe(&kp), -EINVAL,
+				    "%s", names[i]);
+	}
+}
+
 /*
  * Between a load-reserve and its store-conditional, a trap would cancel the
  * reservation at each pass: refused; after the store, probed as usual.
@@ -479,6 +499,7 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_reentry),
 	KUNIT_CASE(test_prefixed),
 	KUNIT_CASE(test_refused),
+	KUNIT_CASE(test_trap_path_refused),
 	KUNIT_CASE(test_reservation),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(test_optimized),
