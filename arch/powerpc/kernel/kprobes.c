@@ -56,6 +56,7 @@
 #include <asm/code-patching.h>
 #include <asm/inst.h>
 #include <asm/interrupt.h>
+#include <asm/paca.h>
 #include <asm/probes.h>
 #include <asm/ptrace.h>
 #include <asm/sections.h>
@@ -129,6 +130,32 @@ static int kprobe_analyse(struct instruction_op *op, ppc_inst_t insn)
 	return analyse_instr(op, &regs, insn);
 }
 
+/*
+ * Whether @insn reads or writes this CPU's soft mask of interrupts in the
+ * paca.  While it is emulated or stepped, that byte is the trap's own (all
+ * masked), and the trap's return writes the probed context's back: a load
+ * would read the wrong mask, a store would be lost.  Indexed accesses based
+ * on r13 could reach any field: they are refused too.
+ */
+static bool kprobe_insn_soft_mask(ppc_inst_t insn,
+				  const struct instruction_op *op)
+{
+#ifdef CONFIG_PPC64
+	const unsigned long mask = offsetof(struct paca_struct, irq_soft_mask);
+	u32 word = ppc_inst_prefixed(insn) ? ppc_inst_suffix(insn) :
+					     ppc_inst_val(insn);
+
+	if (!OP_IS_LOAD_STORE(GETTYPE(op->type)) || ((word >> 16) & 0x1f) != 13)
+		return false;
+	if ((word >> 26) == 31)
+		return true;
+	/* kprobe_analyse() ran with r13 = 0: the address is the offset. */
+	return op->ea <= mask && mask < op->ea + GETSIZE(op->type);
+#else
+	return false;
+#endif
+}
+
 /**
  * kprobe_classify() - how a probed instruction can be run
  * @insn: the instruction
@@ -162,6 +189,8 @@ int kprobe_classify(ppc_inst_t insn, struct instruction_op *op)
 			return -EINVAL;
 		break;
 	}
+	if (kprobe_insn_soft_mask(insn, op))
+		return -EINVAL;
 
 	/*
 	 * Register-only instructions and branches are always emulated, and

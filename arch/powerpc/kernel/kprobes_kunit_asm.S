@@ -4,6 +4,7 @@
  * in assembly so that the test knows each probed instruction.  The
  * kpp_*_<insn> labels are the probed instructions.
  */
+#include <asm/asm-offsets.h>
 #include <asm/ppc_asm.h>
 #include <asm/extable.h>
 
@@ -122,5 +123,8 @@ _GLOBAL(kpp_refused)
 	.long	0x7c7043a6	/* mtspr SPRG0, r3 */
 	.long	0x4c0002e4	/* stop */
 	.long	0x00000000	/* not an instruction */
+	lbz	r3, PACAIRQSOFTMASK(r13)
+	stb	r3, PACAIRQSOFTMASK(r13)
+	lbzx	r3, r13, r4
 	.long	0x7c6803a6	/* mtlr r3: this one may be probed */
 	blr
