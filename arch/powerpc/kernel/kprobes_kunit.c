@@ -489,6 +489,28 @@ static void test_optimized(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpp_load((const long *)&kp.nmissed), 0);
 	unregister_kprobe(&kp);
 }
+
+/*
+ * The detour's callback calls arch_local_irq_restore(): a probe in it keeps
+ * its trap, where a detour would enter itself without end.
+ */
+static void test_opt_irq_restore(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "arch_local_irq_restore",
+		.pre_handler = count_pre,
+	};
+	unsigned long flags;
+
+	kpp_reset();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, kpp_flags(kp.addr) & KPROBE_FLAG_OPTIMIZED);
+	local_irq_save(flags);
+	local_irq_restore(flags);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_GE(test, pre_hits, 1);
+}
 #endif /* CONFIG_OPTPROBES */
 
 static struct kunit_case powerpc_kprobes_cases[] = {
@@ -503,6 +525,7 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_reservation),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(test_optimized),
+	KUNIT_CASE(test_opt_irq_restore),
 #endif
 	{}
 };

@@ -10,6 +10,7 @@
  * execute them.
  *
  * A site qualifies when:
+ *   - it is not in arch_local_irq_restore(), which the callback calls;
  *   - its instruction runs the same at any address: not a branch, nor
  *     PC-relative (addpcis, prefixed with R=1), nor a site armed via ftrace;
  *   - it has no exception table entry: a fault in the detour could not be
@@ -31,6 +32,7 @@
 #include <linux/bitops.h>
 #include <linux/execmem.h>
 #include <linux/extable.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/slab.h>
@@ -194,12 +196,31 @@ NOKPROBE_SYMBOL(optprobe_exit_trap);
  */
 
 /* Whether the probed instruction of @p may run in a detour. */
+/*
+ * On 64-bit, the callback's local_irq_restore() calls arch_local_irq_restore():
+ * a detour in that function would call itself without end.  Its sites keep
+ * their traps, which its callers in the trap path do not reach.
+ */
+static bool optprobe_in_irq_restore(unsigned long addr)
+{
+#ifdef CONFIG_PPC64
+	unsigned long start = ppc_global_function_entry(arch_local_irq_restore);
+	unsigned long size, off;
+
+	return kallsyms_lookup_size_offset(start, &size, &off) &&
+	       addr >= start && addr < start + size;
+#else
+	return false;
+#endif
+}
+
 static bool optprobe_can_displace(struct kprobe *p)
 {
 	struct instruction_op op;
 	int kind;
 
-	if (p->ainsn.kind == KP_INSN_NONE)
+	if (p->ainsn.kind == KP_INSN_NONE ||
+	    optprobe_in_irq_restore((unsigned long)p->addr))
 		return false;
 	kind = kprobe_classify(p->ainsn.insn, &op);
 	if (kind < 0 || GETTYPE(op.type) == BRANCH ||
