@@ -9,6 +9,8 @@
  * and the B may be written while other CPUs execute them.
  *
  * A site qualifies when:
+ *   - the system does not use software PAN (see
+ *     arch_prepare_optimized_kprobe());
  *   - its instruction runs the same at any address (it is copied, not
  *     simulated), or is a NOP-like instruction (the detour has a NOP);
  *   - it has no exception table entry: a fault in the detour could not be
@@ -32,6 +34,7 @@
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <asm/cpufeature.h>
 #include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
@@ -175,6 +178,13 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 
 	if (sizeof(buf) < DETOUR_SIZE)
 		return -E2BIG;
+	/*
+	 * With software PAN, only an exception entry saves and restores TTBR0:
+	 * a handler's user access from the detour would leave the probed code's
+	 * uaccess window with the reserved TTBR0.  Such sites keep their BRK.
+	 */
+	if (system_uses_ttbr0_pan())
+		return -EOPNOTSUPP;
 	if (!optprobe_displaced_insn(p, &insn))
 		return -EINVAL;
 
