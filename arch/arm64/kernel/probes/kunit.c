@@ -478,6 +478,36 @@ static void kpa_test_fault(struct kunit *test)
 }
 
 /*
+ * A fault of a stepped copy other than a page fault: an LDAR across a
+ * 16-byte boundary takes an alignment fault, which goes back to the probed
+ * instruction as a page fault does, where the exception table fixes it.
+ */
+static void kpa_test_fault_alignment(struct kunit *test)
+{
+	struct kpa_probe *k = kpa_new(test, KPA_LOAD_ACQ, true);
+	char *raw = kunit_kzalloc(test, 64, GFP_KERNEL);
+	const long *good, *odd;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, raw);
+	good = PTR_ALIGN((const long *)raw, 16);
+	odd = (const long *)((const char *)good + 12);
+	*(long *)good = 4242;
+	KUNIT_ASSERT_EQ(test, kpa_load_acq(good), 4242);
+	KUNIT_ASSERT_EQ(test, kpa_load_acq(odd), -EFAULT);
+
+	KUNIT_ASSERT_EQ(test, kpa_reg(test, k), 0);
+	for (i = 1; i <= KPA_CALLS; i++) {
+		KUNIT_EXPECT_EQ(test, kpa_load_acq(odd), -EFAULT);
+		KUNIT_EXPECT_EQ(test, atomic_read(&k->fault), i);
+	}
+	KUNIT_EXPECT_EQ(test, kpa_load_acq(good), 4242);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), KPA_CALLS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->post), 1);
+	kpa_unreg(test, k);
+}
+
+/*
  * The fault handler of a stepped copy's fault calls the probed function
  * again: the step is over by then, so the hit is a miss whose instruction
  * is stepped, not an unrecoverable reentry.
@@ -583,6 +613,7 @@ static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE(kpa_test_daif),
 	KUNIT_CASE(kpa_test_step_trampoline),
 	KUNIT_CASE(kpa_test_fault),
+	KUNIT_CASE(kpa_test_fault_alignment),
 	KUNIT_CASE(kpa_test_fault_handler_reenters),
 	KUNIT_CASE(kpa_test_redirect),
 	KUNIT_CASE(kpa_test_reentry),

@@ -28,7 +28,7 @@ enum {
 	KPA_MRS_DAIF, KPA_DAIFSET, KPA_MSR_DAIF, KPA_LOAD,
 	KPA_LDXR, KPA_EXCL_MID, KPA_STXR, KPA_EXCL_AFTER,
 	KPA_HVC, KPA_ERET, KPA_RETAA, KPA_MRS_ELR, KPA_MSR_SPSEL,
-	KPA_LDR_Q, KPA_SVC, KPA_CMP, KPA_MSR_PAN,
+	KPA_LDR_Q, KPA_SVC, KPA_CMP, KPA_MSR_PAN, KPA_LOAD_ACQ,
 	KPA_NR_SITES
 };
 
@@ -59,6 +59,7 @@ asmlinkage long kpa_mrs_daif(long x);
 asmlinkage long kpa_daifset(long x);
 asmlinkage long kpa_msr_daif(long x);
 asmlinkage long kpa_load(const long *p);
+asmlinkage long kpa_load_acq(const long *p);
 asmlinkage long kpa_excl(long *p);
 asmlinkage void kpa_refused(void);
 

@@ -218,6 +218,20 @@ SYM_FUNC_START(kpa_load)
 	_asm_extable_uaccess .Lload, .Lload_fault
 SYM_FUNC_END(kpa_load)
 
+/*
+ * *p with acquire semantics, or -EFAULT through the exception table: an
+ * LDAR from an address that is not 8-byte aligned takes an alignment fault.
+ */
+SYM_FUNC_START(kpa_load_acq)
+	mov	x1, x0
+.Lldar:	ldar	x0, [x1]
+	ret
+.Lldar_fault:
+	mov	x0, #-EFAULT
+	ret
+	_asm_extable_uaccess .Lldar, .Lldar_fault
+SYM_FUNC_END(kpa_load_acq)
+
 /* ++*p, with a load/store exclusive loop. */
 SYM_FUNC_START(kpa_excl)
 .Lldxr:	ldxr	x1, [x0]
@@ -293,5 +307,6 @@ SYM_DATA_START(kpa_sites)
 	site	kpa_refused, .Lsvc
 	site	kpa_cmp, .Lcmp
 	site	kpa_msr_pan, .Lmsr_pan
+	site	kpa_load_acq, .Lldar
 SYM_DATA_END_LABEL(kpa_sites, SYM_L_GLOBAL, kpa_sites_end)
 	.popsection
