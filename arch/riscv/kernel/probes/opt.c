@@ -387,10 +387,19 @@ static int opt_write(struct optimized_kprobe *op, unsigned int from,
 void arch_optimize_kprobes(struct list_head *oplist)
 {
 	struct optimized_kprobe *op, *tmp;
+	LIST_HEAD(failed);
 
 	/* The rest of each jump, under the breakpoint's protection. */
-	list_for_each_entry(op, oplist, list)
-		opt_write(op, op->optinsn.head, op->optinsn.jlen, op->optinsn.jump);
+	list_for_each_entry_safe(op, tmp, oplist, list) {
+		struct arch_optimized_insn *oi = &op->optinsn;
+
+		if (!opt_write(op, oi->head, oi->jlen, oi->jump))
+			continue;
+		/* Maybe partly written: no head may go in front of it. */
+		opt_write(op, oi->head, oi->jlen, oi->orig);
+		pr_err("cannot optimize %pS\n", op->kp.addr);
+		list_move_tail(&op->list, &failed);
+	}
 	flush_icache_all();
 
 	list_for_each_entry_safe(op, tmp, oplist, list) {
@@ -405,6 +414,7 @@ void arch_optimize_kprobes(struct list_head *oplist)
 		list_del_init(&op->list);
 	}
 	flush_icache_all();
+	list_splice(&failed, oplist);
 }
 
 /**
