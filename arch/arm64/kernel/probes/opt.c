@@ -29,12 +29,12 @@
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/cpufeature.h>
 #include <linux/extable.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/string.h>
-#include <asm/cpufeature.h>
 #include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
