@@ -6,6 +6,7 @@
 #ifndef _RISCV_KERNEL_PROBES_INSN_ANALYSIS_H
 #define _RISCV_KERNEL_PROBES_INSN_ANALYSIS_H
 
+#include <linux/bitops.h>
 #include <linux/types.h>
 
 /* How control leaves an instruction: rv_fn_insn::flow. */
@@ -80,5 +81,22 @@ bool rv_fn_targets_into(const struct rv_fn *fn, unsigned long lo,
 
 /* The registers a jump may clobber when the analysis proved them dead. */
 #define RV_SCRATCH_REGS	(GENMASK(7, 5) | GENMASK(17, 10) | GENMASK(31, 28))
+/* a0-a7, among them. */
+#define RV_ARG_REGS	GENMASK(17, 10)
+
+/*
+ * The register of @scratch an AUIPC+JALR jump goes through, 0 if none.
+ * Handlers see the jump's address in it, not its dead value: temporaries
+ * first, then the argument registers from a7 down, since tracers read the
+ * first arguments, one of which the function may ignore.
+ */
+static inline unsigned int rv_pick_scratch(u32 scratch)
+{
+	u32 temps = scratch & ~RV_ARG_REGS;
+
+	if (temps)
+		return __ffs(temps);
+	return scratch ? __fls(scratch) : 0;
+}
 
 #endif /* _RISCV_KERNEL_PROBES_INSN_ANALYSIS_H */

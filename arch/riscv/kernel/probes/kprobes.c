@@ -211,7 +211,7 @@ static int kprobe_gen_jump(unsigned long from, unsigned long to, u32 scratch,
 	}
 	if (!scratch || !rv_auipc_jalr_reaches(from, to))
 		return 0;
-	rv_gen_auipc_jalr(from, to, __ffs(scratch), buf);
+	rv_gen_auipc_jalr(from, to, rv_pick_scratch(scratch), buf);
 	return 8;
 }
 

@@ -46,6 +46,7 @@ struct kprv_probe {
 	void *redirect;
 	const long *good;	/* kprv_fault_load: what the handler loads */
 	long loaded;
+	unsigned long seen_a1;	/* kprv_pre_a1 */
 };
 
 #define to_kprv(p)	container_of(p, struct kprv_probe, kp)
@@ -689,6 +690,40 @@ static void kprv_test_optimized_far(struct kunit *test)
 	kprv_optimized(test, kprv_opt_far, true);
 }
 
+static int kprv_pre_a1(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprv_probe *k = to_kprv(p);
+
+	WRITE_ONCE(k->seen_a1, regs->a1);
+	atomic_inc(&k->pre);
+	return 0;
+}
+
+/*
+ * The register a far jump goes through shows the jump's address to the
+ * handlers.  kprv_opt_args_far ignores its second argument: a1 and a5 are
+ * both dead at its entry, and the jump takes a5, so that a handler reads
+ * the argument that was passed.
+ */
+static void kprv_test_optimized_scratch(struct kunit *test)
+{
+	unsigned long addr = (unsigned long)kprv_opt_args_far;
+	struct kprv_probe *p = kprv_new(test, addr, false);
+	int i;
+
+	p->kp.pre_handler = kprv_pre_a1;
+	KUNIT_ASSERT_EQ(test, kprv_reg(test, p), 0);
+	KUNIT_ASSERT_TRUE(test, kprv_is_optimized(addr));
+	KUNIT_EXPECT_EQ(test, kprv_jump_opcode(addr), 0x17);
+	for (i = 1; i <= KPRV_CALLS; i++) {
+		KUNIT_EXPECT_EQ(test, kprv_call2(kprv_opt_args_far, i, 1000 + i),
+				i + 3);
+		KUNIT_EXPECT_EQ(test, p->seen_a1, 1000 + i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->pre), KPRV_CALLS);
+	kprv_unreg(test, p);
+}
+
 /* An AUIPC among the displaced instructions. */
 static void kprv_test_optimized_auipc(struct kunit *test)
 {
@@ -739,6 +774,7 @@ static struct kunit_case kprv_cases[] = {
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(kprv_test_optimized),
 	KUNIT_CASE(kprv_test_optimized_far),
+	KUNIT_CASE(kprv_test_optimized_scratch),
 	KUNIT_CASE(kprv_test_optimized_auipc),
 #endif
 	{}

@@ -42,6 +42,7 @@ asmlinkage long kprv_call(long x);
 asmlinkage long kprv_auipc(long x);
 asmlinkage long kprv_opt(long x);
 asmlinkage long kprv_opt_far(long x);
+asmlinkage long kprv_opt_args_far(long x, long ignored);
 asmlinkage long kprv_opt_auipc(long x);
 asmlinkage long kprv_lrsc(u32 *p);
 asmlinkage long kprv_load(const long *p);

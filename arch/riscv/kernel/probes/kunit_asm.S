@@ -330,6 +330,22 @@ SYM_FUNC_END(kprv_custom)
 	.pushsection .text.unlikely, "ax"
 	seq_fn	kprv_seq_far
 	opt_fn	kprv_opt_far
+
+/*
+ * a0 + 3, ignoring a1, which it overwrites, as it does a5: both are dead at
+ * the entry, and no temporary is written.
+ */
+	.balign	4
+SYM_FUNC_START(kprv_opt_args_far)
+	.option	push
+	.option	norvc
+	addi	a0, a0, 1
+	addi	a0, a0, 2
+	li	a1, 0
+	li	a5, 0
+	ret
+	.option	pop
+SYM_FUNC_END(kprv_opt_args_far)
 	.popsection
 
 	.pushsection .rodata, "a"

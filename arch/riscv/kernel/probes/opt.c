@@ -312,8 +312,7 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	/* The jump back, and the jump in through the same register. */
 	back_from = slot + n;
 	scratch = rv_fn_scratch_regs(fn, k) & ~used;
-	if (scratch)
-		reg = __ffs(scratch);
+	reg = rv_pick_scratch(scratch);
 	if (rv_jal_reaches(back_from, addr + oi->size)) {
 		jump[0] = rv_gen_jal(back_from, addr + oi->size);
 		memcpy(buf + n, jump, 4);
