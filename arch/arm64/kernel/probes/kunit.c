@@ -436,6 +436,19 @@ static void kpa_vfree_action(void *p)
 	vfree(p);
 }
 
+/* A page holding @val, freed with the test; *@bad is its guard page. */
+static long *kpa_guarded(struct kunit *test, long val, const long **bad)
+{
+	long *buf = vmalloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpa_vfree_action,
+							buf), 0);
+	*bad = (const long *)((char *)buf + PAGE_SIZE);
+	buf[0] = val;
+	return buf;
+}
+
 /*
  * The copy of a load faults on a vmalloc guard page: the fault is moved
  * back to the probed address, shown to the fault handler, and fixed up by
@@ -446,15 +459,10 @@ static void kpa_test_fault(struct kunit *test)
 {
 	struct kpa_probe *k = kpa_new(test, KPA_LOAD, true);
 	struct kpa_probe *q = kpa_new(test, KPA_LOAD, false);
-	long *buf = vmalloc(PAGE_SIZE);
 	const long *bad;
+	long *buf = kpa_guarded(test, 4242, &bad);
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpa_vfree_action,
-							buf), 0);
-	bad = (const long *)((char *)buf + PAGE_SIZE);
-	buf[0] = 4242;
 	KUNIT_ASSERT_EQ(test, kpa_load(bad), -EFAULT);
 
 	KUNIT_ASSERT_EQ(test, kpa_reg(test, k), 0);
@@ -515,15 +523,10 @@ static void kpa_test_fault_alignment(struct kunit *test)
 static void kpa_test_fault_handler_reenters(struct kunit *test)
 {
 	struct kpa_probe *k = kpa_new(test, KPA_LOAD, true);
-	long *buf = vmalloc(PAGE_SIZE);
 	const long *bad;
+	long *buf = kpa_guarded(test, 4343, &bad);
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpa_vfree_action,
-							buf), 0);
-	bad = (const long *)((char *)buf + PAGE_SIZE);
-	buf[0] = 4343;
 	k->good = buf;
 	k->kp.fault_handler = kpa_fault_load;
 	KUNIT_ASSERT_EQ(test, kpa_reg(test, k), 0);

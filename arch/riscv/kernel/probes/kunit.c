@@ -506,21 +506,29 @@ static void kprv_vfree_action(void *p)
 	vfree(p);
 }
 
-static void kprv_test_fault_in_insn(struct kunit *test)
+/* A page holding @val, freed with the test; *@bad is its guard page. */
+static long *kprv_guarded(struct kunit *test, long val, const long **bad)
 {
-	unsigned long addr = (unsigned long)kprv_load + 4;
-	struct kprv_probe *k = kprv_new(test, addr, true);
 	long *buf = vmalloc(PAGE_SIZE);
-	struct arch_specific_insn asi;
-	const long *bad;
-	u32 flags;
-	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kprv_vfree_action,
 							buf), 0);
-	bad = (const long *)((char *)buf + PAGE_SIZE);	/* the guard page */
-	buf[0] = 4242;
+	*bad = (const long *)((char *)buf + PAGE_SIZE);
+	buf[0] = val;
+	return buf;
+}
+
+static void kprv_test_fault_in_insn(struct kunit *test)
+{
+	unsigned long addr = (unsigned long)kprv_load + 4;
+	struct kprv_probe *k = kprv_new(test, addr, true);
+	struct arch_specific_insn asi;
+	const long *bad;
+	long *buf = kprv_guarded(test, 4242, &bad);
+	u32 flags;
+	int i;
+
 	KUNIT_ASSERT_EQ(test, kprv_call2(kprv_load, (long)bad, 0), -EFAULT);
 
 	KUNIT_ASSERT_EQ(test, kprv_reg(test, k), 0);
@@ -552,15 +560,10 @@ static void kprv_test_fault_handler_reenters(struct kunit *test)
 {
 	unsigned long addr = (unsigned long)kprv_load + 4;
 	struct kprv_probe *k = kprv_new(test, addr, true);
-	long *buf = vmalloc(PAGE_SIZE);
 	const long *bad;
+	long *buf = kprv_guarded(test, 4343, &bad);
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kprv_vfree_action,
-							buf), 0);
-	bad = (const long *)((char *)buf + PAGE_SIZE);	/* the guard page */
-	buf[0] = 4343;
 	k->good = buf;
 	k->kp.fault_handler = kprv_fault_load;
 	KUNIT_ASSERT_EQ(test, kprv_reg(test, k), 0);
