@@ -37,39 +37,21 @@
 	"	subq $24, %rsp\n"	\
 	PUSH_GPRS_STRING
 
+/* The general purpose registers in the order of struct pt_regs, top down. */
+#define KP_GPRS_DOWN	"rdi, rsi, rdx, rcx, rax, r8, r9, r10, r11, " \
+			"rbx, rbp, r12, r13, r14, r15"
+#define KP_GPRS_UP	"r15, r14, r13, r12, rbp, rbx, " \
+			"r11, r10, r9, r8, rax, rcx, rdx, rsi, rdi"
+
 #define PUSH_GPRS_STRING		\
-	"	pushq %rdi\n"		\
-	"	pushq %rsi\n"		\
-	"	pushq %rdx\n"		\
-	"	pushq %rcx\n"		\
-	"	pushq %rax\n"		\
-	"	pushq %r8\n"		\
-	"	pushq %r9\n"		\
-	"	pushq %r10\n"		\
-	"	pushq %r11\n"		\
-	"	pushq %rbx\n"		\
-	"	pushq %rbp\n"		\
-	"	pushq %r12\n"		\
-	"	pushq %r13\n"		\
-	"	pushq %r14\n"		\
-	"	pushq %r15\n"
+	"	.irp reg, " KP_GPRS_DOWN "\n"	\
+	"	pushq %\\reg\n"		\
+	"	.endr\n"
 
 #define POP_GPRS_STRING		\
-	"	popq %r15\n"		\
-	"	popq %r14\n"		\
-	"	popq %r13\n"		\
-	"	popq %r12\n"		\
-	"	popq %rbp\n"		\
-	"	popq %rbx\n"		\
-	"	popq %r11\n"		\
-	"	popq %r10\n"		\
-	"	popq %r9\n"		\
-	"	popq %r8\n"		\
-	"	popq %rax\n"		\
-	"	popq %rcx\n"		\
-	"	popq %rdx\n"		\
-	"	popq %rsi\n"		\
-	"	popq %rdi\n"
+	"	.irp reg, " KP_GPRS_UP "\n"	\
+	"	popq %\\reg\n"		\
+	"	.endr\n"
 
 #define RESTORE_REGS_STRING		\
 	POP_GPRS_STRING			\
@@ -92,24 +74,14 @@
 /* cs, ip, orig_ax, gs and fs are reserved; the data segments are saved. */
 #define SAVE_REGS_STRING		\
 	"	subl $20, %esp\n"	\
-	"	pushl %es\n"		\
-	"	pushl %ds\n"		\
-	"	pushl %eax\n"		\
-	"	pushl %ebp\n"		\
-	"	pushl %edi\n"		\
-	"	pushl %esi\n"		\
-	"	pushl %edx\n"		\
-	"	pushl %ecx\n"		\
-	"	pushl %ebx\n"
+	"	.irp reg, es, ds, eax, ebp, edi, esi, edx, ecx, ebx\n" \
+	"	pushl %\\reg\n"		\
+	"	.endr\n"
 
 #define RESTORE_REGS_STRING		\
-	"	popl %ebx\n"		\
-	"	popl %ecx\n"		\
-	"	popl %edx\n"		\
-	"	popl %esi\n"		\
-	"	popl %edi\n"		\
-	"	popl %ebp\n"		\
-	"	popl %eax\n"		\
+	"	.irp reg, ebx, ecx, edx, esi, edi, ebp, eax\n" \
+	"	popl %\\reg\n"		\
+	"	.endr\n"			\
 	"	leal 28(%esp), %esp\n"
 
 #endif /* CONFIG_X86_64 */
