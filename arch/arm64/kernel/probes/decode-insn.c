@@ -71,10 +71,10 @@ static enum probe_insn decode_hint(u32 insn, struct arch_probe_insn *api)
 	case AARCH64_INSN_HINT_YIELD:
 	case AARCH64_INSN_HINT_WFE:
 	case AARCH64_INSN_HINT_WFI:
-		return simulate_by(api, simulate_nop);
+		return simulate_by(api, a64_sim_nop);
 	}
 	if (aarch64_insn_is_bti(insn))
-		return simulate_by(api, simulate_nop);
+		return simulate_by(api, a64_sim_nop);
 
 	/*
 	 * Pointer authentication hints (PACIASP, AUTIASP...) use LR and SP,
@@ -107,16 +107,16 @@ static enum probe_insn decode_msr_imm(u32 insn)
 static enum probe_insn decode_branch_sys(u32 insn, struct arch_probe_insn *api)
 {
 	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn))
-		return simulate_by(api, simulate_b_bl);
+		return simulate_by(api, a64_sim_b_bl);
 	if (aarch64_insn_is_bcond(insn))
-		return simulate_by(api, simulate_b_cond);
+		return simulate_by(api, a64_sim_b_cond);
 	if (aarch64_insn_is_cbz(insn) || aarch64_insn_is_cbnz(insn))
-		return simulate_by(api, simulate_cbz_cbnz);
+		return simulate_by(api, a64_sim_cbz_cbnz);
 	if (aarch64_insn_is_tbz(insn) || aarch64_insn_is_tbnz(insn))
-		return simulate_by(api, simulate_tbz_tbnz);
+		return simulate_by(api, a64_sim_tbz_tbnz);
 	if (aarch64_insn_is_br(insn) || aarch64_insn_is_blr(insn) ||
 	    aarch64_insn_is_ret(insn))
-		return simulate_by(api, simulate_br_blr_ret);
+		return simulate_by(api, a64_sim_br_blr_ret);
 
 	if (aarch64_insn_is_hint(insn))
 		return decode_hint(insn, api);
@@ -141,11 +141,11 @@ static enum probe_insn decode_branch_sys(u32 insn, struct arch_probe_insn *api)
 static enum probe_insn decode_ldst(u32 insn, struct arch_probe_insn *api)
 {
 	if (aarch64_insn_is_ldr_lit(insn))
-		return simulate_by(api, simulate_ldr_literal);
+		return simulate_by(api, a64_sim_ldr_literal);
 	if (aarch64_insn_is_ldrsw_lit(insn))
-		return simulate_by(api, simulate_ldrsw_literal);
+		return simulate_by(api, a64_sim_ldrsw_literal);
 	if (aarch64_insn_is_prfm_lit(insn))
-		return simulate_by(api, simulate_nop);
+		return simulate_by(api, a64_sim_nop);
 	/* Literal loads into SIMD&FP registers. */
 	if ((insn & A64_LDST_LIT_MASK) == A64_LDST_LIT_VAL)
 		return INSN_REJECTED;
@@ -174,7 +174,7 @@ enum probe_insn arm_probe_decode_insn(probe_opcode_t insn,
 	case 0x9:
 		/* Data processing (immediate). */
 		if (aarch64_insn_is_adr_adrp(insn))
-			return simulate_by(api, simulate_adr_adrp);
+			return simulate_by(api, a64_sim_adr_adrp);
 		return INSN_GOOD;
 	case 0xa:
 	case 0xb:
@@ -268,19 +268,19 @@ static enum probe_insn decode_kernel_system(u32 insn,
 {
 	if (aarch64_insn_is_mrs(insn)) {
 		if (A64_SYSREG(insn) == KP_SYS_DAIF)
-			return simulate_by(api, simulate_mrs_daif);
+			return simulate_by(api, a64_sim_mrs_daif);
 		if (sysreg_clobbered_by_brk(A64_SYSREG(insn)))
 			return INSN_REJECTED;
 	} else if (aarch64_insn_is_msr_reg(insn)) {
 		if (A64_SYSREG(insn) == KP_SYS_DAIF)
-			return simulate_by(api, simulate_msr_daif);
+			return simulate_by(api, a64_sim_msr_daif);
 		if (sysreg_unsafe_to_write(A64_SYSREG(insn)))
 			return INSN_REJECTED;
 	} else if (aarch64_insn_is_msr_imm(insn)) {
 		switch (insn & A64_MSR_IMM_FIELD) {
 		case pstate_field(3, 6):	/* DAIFSet */
 		case pstate_field(3, 7):	/* DAIFClr */
-			return simulate_by(api, simulate_msr_daif_imm);
+			return simulate_by(api, a64_sim_msr_daif_imm);
 		}
 	}
 	return INSN_GOOD;

@@ -151,7 +151,7 @@ static bool optprobe_displaced_insn(struct kprobe *p, u32 *insn)
 		*insn = p->opcode;
 		return true;
 	}
-	if (p->ainsn.api.handler == simulate_nop) {
+	if (p->ainsn.api.handler == a64_sim_nop) {
 		*insn = aarch64_insn_gen_nop();
 		return true;
 	}

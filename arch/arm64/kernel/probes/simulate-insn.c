@@ -66,7 +66,7 @@ static nokprobe_inline void branch_if(struct pt_regs *regs, unsigned long addr,
 	set_next_pc(regs, taken ? addr + offset : addr + AARCH64_INSN_SIZE);
 }
 
-void simulate_adr_adrp(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_adr_adrp(u32 opcode, long addr, struct pt_regs *regs)
 {
 	/* immhi:immlo, a signed 21-bit immediate. */
 	s64 imm = sign_extend64(((opcode >> 3) & 0x1ffffc) |
@@ -82,28 +82,28 @@ void simulate_adr_adrp(u32 opcode, long addr, struct pt_regs *regs)
 	set_next_pc(regs, pc + AARCH64_INSN_SIZE);
 }
 
-NOKPROBE_SYMBOL(simulate_adr_adrp);
+NOKPROBE_SYMBOL(a64_sim_adr_adrp);
 
-void simulate_b_bl(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_b_bl(u32 opcode, long addr, struct pt_regs *regs)
 {
 	if (opcode & BIT(31))		/* BL */
 		regs->regs[30] = addr + AARCH64_INSN_SIZE;
 	set_next_pc(regs, addr + A64_IMM26_OFFSET(opcode));
 }
 
-NOKPROBE_SYMBOL(simulate_b_bl);
+NOKPROBE_SYMBOL(a64_sim_b_bl);
 
 /* B.cond and BC.cond: condition codes are the same as in AArch32. */
-void simulate_b_cond(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_b_cond(u32 opcode, long addr, struct pt_regs *regs)
 {
 	bool taken = aarch32_opcode_cond_checks[opcode & 0xf](regs->pstate);
 
 	branch_if(regs, addr, taken, A64_IMM19_OFFSET(opcode));
 }
 
-NOKPROBE_SYMBOL(simulate_b_cond);
+NOKPROBE_SYMBOL(a64_sim_b_cond);
 
-void simulate_br_blr_ret(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_br_blr_ret(u32 opcode, long addr, struct pt_regs *regs)
 {
 	/* Read the target first: BLR X30 branches to the old X30. */
 	unsigned long target = reg_read(regs, A64_RN(opcode));
@@ -113,9 +113,9 @@ void simulate_br_blr_ret(u32 opcode, long addr, struct pt_regs *regs)
 	set_next_pc(regs, target);
 }
 
-NOKPROBE_SYMBOL(simulate_br_blr_ret);
+NOKPROBE_SYMBOL(a64_sim_br_blr_ret);
 
-void simulate_cbz_cbnz(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_cbz_cbnz(u32 opcode, long addr, struct pt_regs *regs)
 {
 	u64 val = reg_read(regs, A64_RT(opcode));
 
@@ -125,9 +125,9 @@ void simulate_cbz_cbnz(u32 opcode, long addr, struct pt_regs *regs)
 		  A64_IMM19_OFFSET(opcode));
 }
 
-NOKPROBE_SYMBOL(simulate_cbz_cbnz);
+NOKPROBE_SYMBOL(a64_sim_cbz_cbnz);
 
-void simulate_tbz_tbnz(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_tbz_tbnz(u32 opcode, long addr, struct pt_regs *regs)
 {
 	/* b5:b40 is the number of the bit tested. */
 	int bit = ((opcode >> 26) & 0x20) | ((opcode >> 19) & 0x1f);
@@ -137,7 +137,7 @@ void simulate_tbz_tbnz(u32 opcode, long addr, struct pt_regs *regs)
 		  A64_IMM14_OFFSET(opcode));
 }
 
-NOKPROBE_SYMBOL(simulate_tbz_tbnz);
+NOKPROBE_SYMBOL(a64_sim_tbz_tbnz);
 
 /* A user literal that cannot be read: fault as the load itself would. */
 static int literal_fault(unsigned long src)
@@ -166,7 +166,7 @@ static nokprobe_inline int read_literal64(struct pt_regs *regs,
 }
 
 /* LDR (literal), 32-bit (zero-extended) and 64-bit. */
-void simulate_ldr_literal(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_ldr_literal(u32 opcode, long addr, struct pt_regs *regs)
 {
 	unsigned long src = addr + A64_IMM19_OFFSET(opcode);
 	u64 val;
@@ -184,9 +184,9 @@ void simulate_ldr_literal(u32 opcode, long addr, struct pt_regs *regs)
 	set_next_pc(regs, addr + AARCH64_INSN_SIZE);
 }
 
-NOKPROBE_SYMBOL(simulate_ldr_literal);
+NOKPROBE_SYMBOL(a64_sim_ldr_literal);
 
-void simulate_ldrsw_literal(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_ldrsw_literal(u32 opcode, long addr, struct pt_regs *regs)
 {
 	unsigned long src = addr + A64_IMM19_OFFSET(opcode);
 	u32 val32;
@@ -197,37 +197,37 @@ void simulate_ldrsw_literal(u32 opcode, long addr, struct pt_regs *regs)
 	set_next_pc(regs, addr + AARCH64_INSN_SIZE);
 }
 
-NOKPROBE_SYMBOL(simulate_ldrsw_literal);
+NOKPROBE_SYMBOL(a64_sim_ldrsw_literal);
 
 /* NOP, YIELD, WFE, WFI, BTI, PRFM (literal). */
-void simulate_nop(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_nop(u32 opcode, long addr, struct pt_regs *regs)
 {
 	set_next_pc(regs, addr + AARCH64_INSN_SIZE);
 }
 
-NOKPROBE_SYMBOL(simulate_nop);
+NOKPROBE_SYMBOL(a64_sim_nop);
 
 /* MRS Xt, DAIF: the probed context's mask, not the BRK handler's. */
-void simulate_mrs_daif(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_mrs_daif(u32 opcode, long addr, struct pt_regs *regs)
 {
 	reg_write(regs, A64_RT(opcode), regs->pstate & DAIF_MASK);
 	set_next_pc(regs, addr + AARCH64_INSN_SIZE);
 }
 
-NOKPROBE_SYMBOL(simulate_mrs_daif);
+NOKPROBE_SYMBOL(a64_sim_mrs_daif);
 
 /* MSR DAIF, Xt: takes effect when the exception returns. */
-void simulate_msr_daif(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_msr_daif(u32 opcode, long addr, struct pt_regs *regs)
 {
 	regs->pstate = (regs->pstate & ~DAIF_MASK) |
 		       (reg_read(regs, A64_RT(opcode)) & DAIF_MASK);
 	set_next_pc(regs, addr + AARCH64_INSN_SIZE);
 }
 
-NOKPROBE_SYMBOL(simulate_msr_daif);
+NOKPROBE_SYMBOL(a64_sim_msr_daif);
 
 /* MSR DAIFSet/DAIFClr, #imm: CRm holds D, A, I, F as in PSTATE[9:6]. */
-void simulate_msr_daif_imm(u32 opcode, long addr, struct pt_regs *regs)
+void a64_sim_msr_daif_imm(u32 opcode, long addr, struct pt_regs *regs)
 {
 	u64 bits = (u64)((opcode >> 8) & 0xf) << 6;
 
@@ -238,4 +238,4 @@ void simulate_msr_daif_imm(u32 opcode, long addr, struct pt_regs *regs)
 	set_next_pc(regs, addr + AARCH64_INSN_SIZE);
 }
 
-NOKPROBE_SYMBOL(simulate_msr_daif_imm);
+NOKPROBE_SYMBOL(a64_sim_msr_daif_imm);

@@ -14,19 +14,19 @@ struct pt_regs;
  * are the registers there; on return @regs are those after the instruction
  * (PC included, PSTATE.BTYPE cleared).
  */
-void simulate_adr_adrp(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_b_bl(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_b_cond(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_br_blr_ret(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_cbz_cbnz(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_tbz_tbnz(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_ldr_literal(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_ldrsw_literal(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_nop(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_adr_adrp(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_b_bl(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_b_cond(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_br_blr_ret(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_cbz_cbnz(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_tbz_tbnz(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_ldr_literal(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_ldrsw_literal(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_nop(u32 opcode, long addr, struct pt_regs *regs);
 
 /* Kernel code only (kprobes). */
-void simulate_mrs_daif(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_msr_daif(u32 opcode, long addr, struct pt_regs *regs);
-void simulate_msr_daif_imm(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_mrs_daif(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_msr_daif(u32 opcode, long addr, struct pt_regs *regs);
+void a64_sim_msr_daif_imm(u32 opcode, long addr, struct pt_regs *regs);
 
 #endif /* _ARM64_KERNEL_PROBES_SIMULATE_INSN_H */
