@@ -412,6 +412,11 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				Arch ranges that must never be probed.
  * arch_populate_kprobe_blacklist()
  *				Add arch ranges to the debugfs blacklist.
+ * arch_kretprobe_blacklisted(addr)
+ *				(Default: false.)  A function entry, probeable,
+ *				whose return a kretprobe cannot take: one that
+ *				returns on another task's stack, as that task
+ *				(x86's __switch_to()).
  * arch_init_kprobes()		Once, at init.
  * alloc_insn_page() / free_insn_page(page)
  *				Executable page for slots (default: execmem).
@@ -609,6 +614,7 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 bool *on_func_entry);
 bool arch_within_kprobe_blacklist(unsigned long addr);
 int arch_populate_kprobe_blacklist(void);
+bool arch_kretprobe_blacklisted(unsigned long addr);
 int arch_init_kprobes(void);
 void *alloc_insn_page(void);
 void free_insn_page(void *page);

@@ -11,6 +11,8 @@
  *   - entry, irqentry and softirqentry text, and noinstr text;
  *   - what the arch adds (arch_populate_kprobe_blacklist()) or refuses
  *     (arch_within_kprobe_blacklist()).
+ * and, for kretprobes only, the function entries the arch names
+ * (arch_kretprobe_blacklisted()).
  *
  * Each function becomes an entry of an RCU list, which debugfs shows; the
  * sections are also checked directly.  Writers hold kprobe_mutex.
@@ -46,6 +48,11 @@ bool __weak arch_within_kprobe_blacklist(unsigned long addr)
 int __weak arch_populate_kprobe_blacklist(void)
 {
 	return 0;
+}
+
+bool __weak arch_kretprobe_blacklisted(unsigned long addr)
+{
+	return false;
 }
 
 static bool in_section(unsigned long addr, const char *start, const char *end)

@@ -815,6 +815,9 @@ static int __kprobe_add(struct kprobe *p, struct list_head *batch)
 	/* A jprobe sees the arguments of a function: only at its entry. */
 	if ((p->flags & KPROBE_FLAG_JPROBE) && !on_entry)
 		return -EINVAL;
+	if ((p->flags & KPROBE_FLAG_KRETPROBE) &&
+	    arch_kretprobe_blacklisted((unsigned long)addr))
+		return -EINVAL;
 	ret = kprobe_check_addr(addr, &mod, &on_ftrace);
 	if (ret)
 		return ret;
