@@ -128,6 +128,10 @@ int kprobe_fixup_riprel(struct insn *insn, u8 *copy, unsigned long orig,
 			unsigned long dest);
 bool kprobe_is_indirect_thunk(unsigned long target);
 
+/* The ends of the templates ftrace copies into its trampolines (ftrace_64.S). */
+extern const u8 ftrace_caller_end[];
+extern const u8 ftrace_regs_caller_end[];
+
 #ifdef CONFIG_OPTPROBES
 /* Original bytes under optimized probes' jumps, in a copy of the text. */
 void kprobe_opt_recover_bytes(unsigned long addr, u8 *buf, int len);

@@ -67,6 +67,8 @@
 #include <asm/extable.h>
 #include <asm/trapnr.h>
 #include <asm/nospec-branch.h>
+#include <asm/sections.h>
+#include <asm/alternative.h>
 #include <asm/kdebug.h>
 #include <asm/unwind_hints.h>
 #include <asm/segment.h>
@@ -657,6 +659,32 @@ fail:
 	return ret;
 }
 
+/*
+ * Instructions that other code owns or recovers in a way a copy cannot
+ * follow:
+ *  - a lock prefix that the SMP alternatives turned into a DS prefix on a
+ *    kernel booted with one CPU, and turn back when a second one comes
+ *    online: under a breakpoint, the byte is not theirs to rewrite, and the
+ *    copy would run without its lock for as long as the probe stays;
+ *  - an access whose exception table entry recovers from a machine check
+ *    (copy_mc_*()): the severity grading finds no entry for the copy's
+ *    address and panics, where the instruction in place would return
+ *    -EFAULT.
+ */
+static int kp_check_owned(unsigned long addr, int len)
+{
+	int type = ex_get_fixup_type(addr);
+	int ret;
+
+	if (type == EX_TYPE_DEFAULT_MCE_SAFE || type == EX_TYPE_FAULT_MCE_SAFE)
+		return -EINVAL;
+
+	mutex_lock(&text_mutex);
+	ret = alternatives_text_reserved((void *)addr, (void *)addr + len);
+	mutex_unlock(&text_mutex);
+	return ret ? -EINVAL : 0;
+}
+
 /**
  * arch_prepare_kprobe() - decode and set up the instruction at p->addr
  * @p: the site
@@ -686,6 +714,9 @@ int arch_prepare_kprobe(struct kprobe *p)
 	if (ret)
 		return ret;
 	ret = kprobe_check_probeable(&insn);
+	if (ret)
+		return ret;
+	ret = kp_check_owned(addr, insn.length);
 	if (ret)
 		return ret;
 	ret = kp_analyze(p, &insn);
@@ -758,11 +789,39 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 	return (kprobe_opcode_t *)addr;
 }
 
-/*
- * No arch_within_kprobe_blacklist()/arch_populate_kprobe_blacklist(): what
- * x86 must never probe (entry, irqentry and noinstr text, NOKPROBE_SYMBOL()
- * code such as the int3 path) is already refused by the core.
+/**
+ * arch_populate_kprobe_blacklist() - x86 text that must not hold a breakpoint
+ *
+ * The core refuses entry, irqentry and noinstr text and NOKPROBE_SYMBOL()
+ * code.  Besides that, x86 has text that other code copies, checks or runs
+ * on every return:
+ *  - what vmlinux.lds.S places between softirqentry text and _etext, entry
+ *    text aside: the indirect and return thunks (with return thunks, every
+ *    ret of the int3 path, kprobe_int3_handler()'s included, jumps through
+ *    one: a probe there recurses until the stack overflows) and the static
+ *    call trampolines (arch_static_call_transform() BUG()s on an int3 in
+ *    one);
+ *  - the templates ftrace copies into the trampolines of its ops, where an
+ *    int3 would be nobody's.
+ *
+ * Return: 0 or -ENOMEM.
  */
+int __init arch_populate_kprobe_blacklist(void)
+{
+	int ret;
+
+	ret = kprobe_add_area_blacklist((unsigned long)__softirqentry_text_end,
+					(unsigned long)__entry_text_start);
+	ret = ret ?: kprobe_add_area_blacklist((unsigned long)__entry_text_end,
+					       (unsigned long)_etext);
+#ifdef CONFIG_DYNAMIC_FTRACE
+	ret = ret ?: kprobe_add_area_blacklist((unsigned long)ftrace_caller,
+					       (unsigned long)ftrace_caller_end);
+	ret = ret ?: kprobe_add_area_blacklist((unsigned long)ftrace_regs_caller,
+					       (unsigned long)ftrace_regs_caller_end);
+#endif
+	return ret;
+}
 
 /*
  * Slots are executable and read-only: fill the page with int3 while it is

@@ -18,11 +18,13 @@
  * and the trampoline's final ret takes it from there.
  */
 #include <linux/kprobes.h>
+#include <linux/kallsyms.h>
 #include <linux/objtool.h>
 #include <linux/linkage.h>
 #include <asm/unwind_hints.h>
 #include <asm/segment.h>
 #include <asm/ptrace.h>
+#include <asm/switch_to.h>
 
 #include "common.h"
 
@@ -94,3 +96,17 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 	*slot = (unsigned long)&__kretprobe_trampoline;
 }
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
+
+/*
+ * __switch_to() is entered by a jump, on the next task's stack and before
+ * current changes, and returns to that task's caller, as that task: the
+ * instance an entry would push on one task's list would be popped, or
+ * missed, by another.
+ */
+bool arch_kretprobe_blacklisted(unsigned long addr)
+{
+	unsigned long offset;
+
+	return kallsyms_lookup_size_offset(addr, NULL, &offset) &&
+	       addr - offset == (unsigned long)__switch_to;
+}

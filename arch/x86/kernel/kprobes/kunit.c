@@ -25,7 +25,7 @@ enum {
 	OFF_JCC8, OFF_JCC32, OFF_CALL, OFF_CALL_REG, OFF_CALL_MEM, OFF_LOOP,
 	OFF_RET, OFF_ADD, OFF_RIPREL, OFF_PUSHF, OFF_LOAD, OFF_OPT, OFF_CLI,
 	OFF_MID, OFF_MOVSS, OFF_CALL_RSP, OFF_STD, OFF_PUSH, OFF_OPT_FLAGS,
-	OFF_OPT_JL, OFF_OPT_SPLIT, OFF_OPT_COLD,
+	OFF_OPT_JL, OFF_OPT_SPLIT, OFF_OPT_COLD, OFF_LOCK, OFF_MCE,
 };
 
 /* The key of kpx_opt_jl's jump label, never enabled. */
@@ -790,6 +790,108 @@ static void test_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EILSEQ);
 }
 
+/* Register and unregister a probe at @sym+@offset; its errno. */
+static int kpx_try(const char *sym, unsigned int offset, void *addr)
+{
+	struct kprobe kp = {
+		.symbol_name = sym,
+		.offset = offset,
+		.addr = addr,
+		.pre_handler = count_pre,
+	};
+	int ret = register_kprobe(&kp);
+
+	if (!ret)
+		unregister_kprobe(&kp);
+	return ret;
+}
+
+/* Text that other code copies, checks or runs on every return. */
+static void test_refused_text(struct kunit *test)
+{
+	/* The thunks there are with return thunks and retpolines. */
+	static const char * const thunks[] = {
+		"__x86_indirect_thunk_array", "srso_return_thunk",
+		"retbleed_return_thunk", "its_return_thunk",
+	};
+	unsigned long first_tramp = (unsigned long)__static_call_text_start;
+	int i;
+
+	/* The templates ftrace copies, at their start and inside. */
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE)) {
+		KUNIT_EXPECT_EQ(test, kpx_try("ftrace_caller", 0, NULL), -EINVAL);
+		KUNIT_EXPECT_EQ(test, kpx_try("ftrace_caller", 0x20, NULL),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, kpx_try("ftrace_regs_caller", 0, NULL),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, kpx_try("ftrace_regs_caller", 0x20, NULL),
+				-EINVAL);
+	}
+	if (IS_ENABLED(CONFIG_MITIGATION_RETHUNK))
+		KUNIT_EXPECT_EQ(test, kpx_try("__x86_return_thunk", 0, NULL),
+				-EINVAL);
+	for (i = 0; i < ARRAY_SIZE(thunks); i++) {
+		if (kprobe_lookup_name(thunks[i], 0))
+			KUNIT_EXPECT_EQ_MSG(test, kpx_try(thunks[i], 0, NULL),
+					    -EINVAL, "%s", thunks[i]);
+	}
+
+	/* A static call trampoline, if this kernel has one. */
+	if (first_tramp < (unsigned long)__static_call_text_end)
+		KUNIT_EXPECT_EQ(test, kpx_try(NULL, 0, (void *)first_tramp),
+				-EINVAL);
+
+	/* What kprobes only refuses as a kretprobe: see below. */
+	KUNIT_EXPECT_EQ(test, kpx_try("__switch_to", 0, NULL), 0);
+}
+
+/*
+ * A lock prefix that the SMP alternatives own: refused when they made it
+ * a DS prefix (a kernel booted with one CPU, maxcpus=1), and they may
+ * make it a lock again.  With the lock in place (booted SMP) they never
+ * touch it again, and the probe is allowed.  An access that recovers from
+ * a machine check is refused.
+ */
+static void test_refused_owned(struct kunit *test)
+{
+	u8 *lock = kpx_addr(kpx_bad, OFF_LOCK);
+
+	KUNIT_EXPECT_EQ(test, kpx_try(NULL, 0, kpx_addr(kpx_bad, OFF_MCE)),
+			-EINVAL);
+	if (*lock == 0x3e) {
+		kunit_info(test, "lock prefix patched to DS (uniprocessor boot)\n");
+		KUNIT_EXPECT_EQ(test, kpx_try(NULL, 0, lock), -EINVAL);
+	} else {
+		KUNIT_EXPECT_EQ(test, *lock, 0xf0);
+		KUNIT_EXPECT_EQ(test, kpx_try(NULL, 0, lock), 0);
+	}
+}
+
+static int kpx_ret_handler_none(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	return 0;
+}
+
+/*
+ * __switch_to() returns on the next task's stack, as that task: a kretprobe
+ * would hand one task's instance to another.
+ */
+static void test_kretprobe_switch_to(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "__switch_to",
+		.handler = kpx_ret_handler_none,
+	};
+
+	int ret = register_kretprobe(&rp);
+
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	if (!ret)
+		unregister_kretprobe(&rp);
+	KUNIT_EXPECT_NULL(test, rp.rph);
+}
+
 static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_emulated_branches),
 	KUNIT_CASE(test_out_of_line),
@@ -809,6 +911,9 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_opt_flags),
 	KUNIT_CASE(test_opt_hidden_jumps),
 	KUNIT_CASE(test_refused),
+	KUNIT_CASE(test_refused_text),
+	KUNIT_CASE(test_refused_owned),
+	KUNIT_CASE(test_kretprobe_switch_to),
 	{}
 };
 

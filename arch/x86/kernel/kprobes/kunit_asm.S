@@ -6,7 +6,9 @@
  */
 #include <linux/linkage.h>
 #include <linux/objtool.h>
+#include <asm/alternative.h>
 #include <asm/asm.h>
+#include <asm/extable_fixup_types.h>
 #include <asm/nospec-branch.h>
 #include <asm/processor-flags.h>
 #include <asm/smap.h>
@@ -311,7 +313,14 @@ SYM_FUNC_START(kpx_bad)
 	ANNOTATE_RETPOLINE_SAFE
 	call	*(%rsp)
 	sti
+.Llock:
+	LOCK_PREFIX
+	incq	(%rdi)
+.Lmce:
+	movq	(%rdi), %rax
+.Lmce_fixup:
 	RET
+	_ASM_EXTABLE_TYPE(.Lmce, .Lmce_fixup, EX_TYPE_DEFAULT_MCE_SAFE)
 SYM_FUNC_END(kpx_bad)
 
 	.section .rodata, "a"
@@ -339,6 +348,8 @@ SYM_DATA_START(kpx_offsets)
 	.long	.Lopt_jl - kpx_opt_jl
 	.long	.Lopt_split - kpx_split
 	.long	.Lopt_cold - kpx_split
+	.long	.Llock - kpx_bad
+	.long	.Lmce - kpx_bad
 SYM_DATA_END(kpx_offsets)
 
 	.data

@@ -6,6 +6,8 @@
 #include <linux/jump_label.h>
 
 extern const u32 kpx_offsets[];
+/* The static call trampolines (vmlinux.lds.h), for the refusal test. */
+extern const u8 __static_call_text_start[], __static_call_text_end[];
 extern u64 kpx_data;
 DECLARE_STATIC_KEY_FALSE(kpx_key);
 long kpx_leaf(void);
