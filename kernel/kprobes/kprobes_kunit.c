@@ -1394,6 +1394,32 @@ static void kpk_test_kretprobe_entry_skip(struct kunit *test)
 	kpk_unreg_rp(test, &k->rp);
 }
 
+static atomic_t kpk_rp_post_calls;
+
+static void kpk_rp_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+	atomic_inc(&kpk_rp_post_calls);
+}
+
+/*
+ * A kretprobe's kp is the core's: a post handler left there is dropped at
+ * registration, on every path (breakpoint and lean ftrace alike).
+ */
+static void kpk_test_kretprobe_post_dropped(struct kunit *test)
+{
+	struct kpk_rp *k = kpk_rp_new(test, "kpk_target_b", 2, false);
+
+	atomic_set(&kpk_rp_post_calls, 0);
+	k->rp.kp.post_handler = kpk_rp_post;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	KUNIT_EXPECT_NULL(test, k->rp.kp.post_handler);
+	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), KPK_CALLS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_rp_post_calls), 0);
+	kpk_unreg_rp(test, &k->rp);
+}
+
 /*
  * What a return handler sees of its context, with two kretprobes on the
  * function: both the caller's return address (the second one's instance
@@ -3601,6 +3627,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE_PARAM(kpk_test_kretprobe, kpk_sites_gen_params),
 	KUNIT_CASE_PARAM(kpk_test_kretprobe_set_return, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_kretprobe_entry_skip),
+	KUNIT_CASE(kpk_test_kretprobe_post_dropped),
 	KUNIT_CASE(kpk_test_kretprobe_context),
 	KUNIT_CASE(kpk_test_kretprobe_maxactive),
 #ifdef CONFIG_PROVE_RCU

@@ -568,6 +568,8 @@ static int kretprobe_prepare(struct kretprobe *rp)
 	rp->rph = rph;
 	rp->nmissed = 0;
 	rp->kp.pre_handler = kretprobe_pre_handler;
+	/* Not called on the lean ftrace path, nor pinned: not a kretprobe's. */
+	rp->kp.post_handler = NULL;
 	rp->kp.flags |= KPROBE_FLAG_KRETPROBE;
 	return 0;
 }
