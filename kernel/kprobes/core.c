@@ -352,6 +352,32 @@ NOKPROBE_SYMBOL(kprobe_on_func_entry);
 
 #ifdef CONFIG_MODULES
 /*
+ * The coming modules whose MODULE_STATE_COMING notification kprobes had
+ * (kprobe_mutex).  A module is COMING, its text found by address and
+ * pinnable, before the notifier chain runs: until kprobes' notifier has
+ * blacklisted its NOKPROBE_SYMBOL()s, and while a notifier before ours may
+ * still fail the load (and free the text without a GOING notification), its
+ * text is not probed.
+ */
+struct kprobe_coming_module {
+	struct list_head list;
+	struct module *mod;
+};
+
+static LIST_HEAD(kprobe_coming_modules);
+
+static struct kprobe_coming_module *kprobe_find_coming(struct module *mod)
+{
+	struct kprobe_coming_module *c;
+
+	list_for_each_entry(c, &kprobe_coming_modules, list) {
+		if (c->mod == mod)
+			return c;
+	}
+	return NULL;
+}
+
+/*
  * Pin the module whose text contains @a for as long as the batch patches it.
  * Module init text is probeable only while the module's init runs.
  */
@@ -368,6 +394,11 @@ static int kprobe_get_text_module(unsigned long a, struct module **modp)
 	preempt_enable();
 	if (!mod)
 		return -EINVAL;
+	/* Not announced yet: as if it were not there. */
+	if (mod->state == MODULE_STATE_COMING && !kprobe_find_coming(mod)) {
+		module_put(mod);
+		return -ENOENT;
+	}
 	if (within_module_init(a, mod) && mod->state != MODULE_STATE_COMING) {
 		module_put(mod);
 		return -EINVAL;
@@ -1360,10 +1391,11 @@ static void kprobe_remove_owned(struct module *mod)
 static int kprobes_module_callback(struct notifier_block *nb,
 				   unsigned long val, void *data)
 {
+	struct kprobe_coming_module *c;
 	struct module *mod = data;
 	LIST_HEAD(batch);
 	struct kprobe *kp;
-	int i;
+	int i, ret;
 
 	if (val != MODULE_STATE_COMING && val != MODULE_STATE_LIVE &&
 	    val != MODULE_STATE_GOING)
@@ -1371,8 +1403,23 @@ static int kprobes_module_callback(struct notifier_block *nb,
 
 	mutex_lock(&kprobe_mutex);
 	if (val == MODULE_STATE_COMING) {
-		kprobe_blacklist_add_module(mod);
+		/* Probeable only with its blacklist complete, or not loaded. */
+		c = kmalloc(sizeof(*c), GFP_KERNEL);
+		ret = c ? kprobe_blacklist_add_module(mod) : -ENOMEM;
+		if (ret) {
+			kprobe_blacklist_remove_module(mod);
+			kfree(c);
+			mutex_unlock(&kprobe_mutex);
+			return notifier_from_errno(ret);
+		}
+		c->mod = mod;
+		list_add(&c->list, &kprobe_coming_modules);
 		goto out;
+	}
+	c = kprobe_find_coming(mod);
+	if (c) {
+		list_del(&c->list);
+		kfree(c);
 	}
 
 	/* Going: all its text; live: its init text, freed right after. */
@@ -1432,8 +1479,11 @@ static int __init init_kprobes(void)
 	mutex_lock(&kprobe_mutex);
 	ret = kprobe_blacklist_init();
 	mutex_unlock(&kprobe_mutex);
-	if (ret)
-		pr_warn("blacklist incomplete (%d)\n", ret);
+	if (ret) {
+		pr_err("cannot build the blacklist (%d), kprobes unavailable\n",
+		       ret);
+		return ret;
+	}
 
 	ret = arch_init_kprobes();
 	if (ret) {

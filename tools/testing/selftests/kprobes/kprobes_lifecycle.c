@@ -10,6 +10,11 @@
  *   gone        lct_func's module was unloaded: both probes are gone,
  *               enable/disable give -EINVAL
  *   rereg       unregister the gone probes and register them again
+ *   coming      arm two module notifiers, one before kprobes' own and one
+ *               after, that try a probe on lct_func when kprobes_lc_target
+ *               is coming
+ *   coming_check  the one before was refused (-ENOENT: the module's
+ *               blacklist is not there yet), the one after accepted
  *   init_text   a probe on this module's init function, freed after init,
  *               is refused (-EINVAL by address, -ENOENT by name); powerpc64
  *               keeps module init code, and the probe is accepted there
@@ -36,6 +41,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/notifier.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -203,6 +209,99 @@ static int lcp_rereg(void)
 	lcp_expect(!lcp_func_kp.kp.addr && !lcp_func_rp.rp.kp.addr,
 		   "unregistration kept the address of a probe by symbol");
 	return lcp_reg();
+}
+
+/*
+ * Probes tried from module notifiers while kprobes_lc_target is coming, one
+ * called before kprobes' notifier (priority 3), one after trace_kprobe's (2).
+ */
+static int lcp_coming_early, lcp_coming_late;
+static bool lcp_coming_armed;
+
+static int lcp_coming_try(void)
+{
+	struct lcp_kp k = {
+		.kp.symbol_name = "kprobes_lc_target:lct_func",
+		.kp.pre_handler = lcp_pre,
+	};
+	int ret = register_kprobe(&k.kp);
+
+	if (!ret)
+		unregister_kprobe(&k.kp);
+	return ret;
+}
+
+static int lcp_coming_cb(struct notifier_block *nb, unsigned long val,
+			 void *data, int *result)
+{
+	struct module *mod = data;
+
+	if (val == MODULE_STATE_COMING && !strcmp(mod->name, "kprobes_lc_target"))
+		*result = lcp_coming_try();
+	return NOTIFY_DONE;
+}
+
+static int lcp_coming_early_cb(struct notifier_block *nb, unsigned long val,
+			       void *data)
+{
+	return lcp_coming_cb(nb, val, data, &lcp_coming_early);
+}
+
+static int lcp_coming_late_cb(struct notifier_block *nb, unsigned long val,
+			      void *data)
+{
+	return lcp_coming_cb(nb, val, data, &lcp_coming_late);
+}
+
+static struct notifier_block lcp_early_nb = {
+	.notifier_call = lcp_coming_early_cb,
+	.priority = 10,
+};
+
+static struct notifier_block lcp_late_nb = {
+	.notifier_call = lcp_coming_late_cb,
+	.priority = 1,
+};
+
+static void lcp_coming_disarm(void)
+{
+	if (!lcp_coming_armed)
+		return;
+	unregister_module_notifier(&lcp_early_nb);
+	unregister_module_notifier(&lcp_late_nb);
+	lcp_coming_armed = false;
+}
+
+static int lcp_coming(void)
+{
+	int ret;
+
+	lcp_coming_disarm();
+	/* Not a register_kprobe() result: "not tried". */
+	lcp_coming_early = 1;
+	lcp_coming_late = 1;
+	ret = register_module_notifier(&lcp_early_nb);
+	if (ret)
+		return ret;
+	ret = register_module_notifier(&lcp_late_nb);
+	if (ret) {
+		unregister_module_notifier(&lcp_early_nb);
+		return ret;
+	}
+	lcp_coming_armed = true;
+	return 0;
+}
+
+static int lcp_coming_check(void)
+{
+	lcp_coming_disarm();
+	lcp_expect(lcp_coming_early == -ENOENT,
+		   "probe on a coming module before kprobes knew it: %d",
+		   lcp_coming_early);
+	lcp_expect(lcp_coming_late == 0,
+		   "probe on a coming module kprobes knows: %d",
+		   lcp_coming_late);
+	return 0;
 }
 
 /* Registered at load time: the address of this module's init function. */
@@ -481,6 +580,8 @@ static const struct {
 	{ "wait_hits", lcp_wait_hits },
 	{ "gone", lcp_gone },
 	{ "rereg", lcp_rereg },
+	{ "coming", lcp_coming },
+	{ "coming_check", lcp_coming_check },
 	{ "init_text", lcp_init_text },
 	{ "sleep_rp", lcp_sleep_rp_reg },
 	{ "sleep_wait", lcp_sleep_wait },
@@ -547,6 +648,7 @@ static int __init lcp_init(void)
 static void __exit lcp_exit(void)
 {
 	debugfs_remove_recursive(lcp_dir);
+	lcp_coming_disarm();
 	/* Whatever is registered; the others are not touched. */
 	lcp_unreg();
 	unregister_kretprobe(&lcp_sleep_rp.rp);

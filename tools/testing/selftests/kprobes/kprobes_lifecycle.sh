@@ -86,7 +86,10 @@ check "lifecycle: kprobes/list shows the three probes [GONE]" \
 check "lifecycle: gone probes: enable/disable -EINVAL, no hit" ctl gone
 show_list
 h0=$(profile_hits lcev_f)
+check "lifecycle: module notifiers around kprobes' own" ctl coming
 check "lifecycle: insmod kprobes_lc_target again" insmod ./kprobes_lc_target.ko
+check "lifecycle: a coming module is probeable once kprobes knows it, not before" \
+	ctl coming_check
 check "lifecycle: the kprobe event hits again (trace_kprobe re-registered it)" \
 	wait_for event_hits_above "${h0:-0}"
 check "lifecycle: the gone probes stay gone" test "$(nfunc GONE)" = 2
