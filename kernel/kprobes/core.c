@@ -1290,7 +1290,8 @@ static void kprobe_kill_sites(struct list_head *batch)
 	kprobe_batch_apply(batch);
 	list_for_each_entry(s, batch, batch) {
 		s->state &= ~SITE_GOING;
-		site_kp(s)->flags |= KPROBE_FLAG_GONE;
+		WRITE_ONCE(site_kp(s)->flags,
+			   site_kp(s)->flags | KPROBE_FLAG_GONE);
 		list_for_each_entry(p, &site_kp(s)->list, list)
 			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_GONE);
 	}

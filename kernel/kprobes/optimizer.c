@@ -38,6 +38,12 @@
 
 int sysctl_kprobes_optimization __read_mostly = 1;
 
+/* The int3 path reads a site's flags without a lock. */
+static void kprobe_site_clear_optimized(struct kprobe *kp)
+{
+	WRITE_ONCE(kp->flags, kp->flags & ~KPROBE_FLAG_OPTIMIZED);
+}
+
 /* Sites queued for optimization, and those the optimizer waits for. */
 static LIST_HEAD(opt_queue);
 static LIST_HEAD(opt_waiting);
@@ -87,7 +93,7 @@ static bool site_stop_optimizing(struct kprobe_site *s, struct list_head *ops)
 	if (s->state & (SITE_OPT_QUEUED | SITE_OPT_WAITING)) {
 		list_del_init(&s->op.list);
 		s->state &= ~(SITE_OPT_QUEUED | SITE_OPT_WAITING);
-		site_kp(s)->flags &= ~KPROBE_FLAG_OPTIMIZED;
+		kprobe_site_clear_optimized(site_kp(s));
 		return false;
 	}
 	if (s->state & SITE_OPT_DONE) {
@@ -104,7 +110,7 @@ static void clear_optimized(struct list_head *batch)
 
 	list_for_each_entry(s, batch, batch) {
 		if (!(s->state & SITE_OPT_ACTIVE))
-			site_kp(s)->flags &= ~KPROBE_FLAG_OPTIMIZED;
+			kprobe_site_clear_optimized(site_kp(s));
 	}
 }
 
@@ -132,7 +138,7 @@ void kprobe_opt_unoptimize_site(struct kprobe_site *s)
 
 	if (site_stop_optimizing(s, &ops))
 		unoptimize_list(&ops);
-	site_kp(s)->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	kprobe_site_clear_optimized(site_kp(s));
 }
 
 /* Queue the optimizable sites on @batch, building their detours. */
@@ -155,7 +161,7 @@ void kprobe_opt_optimize_sites(struct list_head *batch)
 			s->state |= SITE_OPT_READY | SITE_OPT_BUILT;
 		}
 		s->state |= SITE_OPT_QUEUED;
-		kp->flags |= KPROBE_FLAG_OPTIMIZED;
+		WRITE_ONCE(kp->flags, kp->flags | KPROBE_FLAG_OPTIMIZED);
 		list_add_tail(&s->op.list, &opt_queue);
 		queued = true;
 	}
@@ -288,7 +294,7 @@ static void kprobe_optimizer(struct work_struct *work)
 			list_del_init(&op->list);
 			s->state &= ~SITE_OPT_DONE;
 			s->state |= SITE_OPT_FAILED;
-			op->kp.flags &= ~KPROBE_FLAG_OPTIMIZED;
+			kprobe_site_clear_optimized(&op->kp);
 		}
 	}
 	if (!list_empty(&opt_queue))
