@@ -75,6 +75,7 @@ static bool site_may_be_optimized(struct kprobe_site *s)
 /* Put the breakpoints back for the optimized sites on @ops (via op.list). */
 static void unoptimize_list(struct list_head *ops)
 {
+	struct optimized_kprobe *op, *tmp;
 	LIST_HEAD(done);
 
 	cpus_read_lock();
@@ -82,6 +83,9 @@ static void unoptimize_list(struct list_head *ops)
 	arch_unoptimize_kprobes(ops, &done);
 	mutex_unlock(&text_mutex);
 	cpus_read_unlock();
+	/* Not linked to this frame's list head once it is gone. */
+	list_for_each_entry_safe(op, tmp, &done, list)
+		list_del_init(&op->list);
 }
 
 /*
