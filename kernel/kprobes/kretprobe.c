@@ -20,6 +20,8 @@
 #define pr_fmt(fmt) "kretprobes: " fmt
 
 #include <linux/kprobes.h>
+#include <linux/irq_work.h>
+#include <linux/llist.h>
 #include <linux/objpool.h>
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
@@ -65,6 +67,25 @@ static void kretprobe_drop_rcu(struct rcu_head *head)
 }
 
 /*
+ * Instances of unregistered kretprobes given back in NMI context (a
+ * kretprobed function that an NMI handler calls returned after the
+ * unregistration), where call_rcu() may not be called: an irq_work passes
+ * them on.
+ */
+static LLIST_HEAD(kretprobe_nmi_drops);
+
+static void kretprobe_drop_nmi_work(struct irq_work *work)
+{
+	struct llist_node *node = llist_del_all(&kretprobe_nmi_drops);
+	struct kretprobe_instance *ri, *tmp;
+
+	llist_for_each_entry_safe(ri, tmp, node, llist)
+		call_rcu(&ri->rcu, kretprobe_drop_rcu);
+}
+
+static DEFINE_IRQ_WORK(kretprobe_drop_work, kretprobe_drop_nmi_work);
+
+/*
  * Give an instance back.  Called with preemption disabled, which is what
  * unregistration waits for between clearing rph->rp and finishing the pool,
  * so no push can race with objpool_fini().  rph->rp is only tested, hence
@@ -77,10 +98,14 @@ static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *rph = ri->rph;
 
-	if (likely(rcu_access_pointer(rph->rp)))
+	if (likely(rcu_access_pointer(rph->rp))) {
 		objpool_push(ri, &rph->pool);
-	else
+	} else if (unlikely(in_nmi())) {
+		llist_add(&ri->llist, &kretprobe_nmi_drops);
+		irq_work_queue(&kretprobe_drop_work);
+	} else {
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
+	}
 }
 
 /* An instance of @rp for a call, or NULL (counted as missed). */

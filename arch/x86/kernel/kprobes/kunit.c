@@ -12,6 +12,7 @@
 #include <linux/debug_locks.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
+#include <linux/delay.h>
 #include <linux/sizes.h>
 #include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
@@ -892,6 +893,68 @@ static void test_kretprobe_switch_to(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, rp.rph);
 }
 
+static struct kretprobe kpx_nmi_rp;
+
+/*
+ * Unregisters the kretprobe on itself, then returns as if in an NMI: the
+ * return trampoline gives the pending instance of a gone kretprobe back in
+ * NMI context.
+ */
+static noinline long kpx_nmi_return(long x)
+{
+	unregister_kretprobe(&kpx_nmi_rp);
+	local_irq_disable();
+	__nmi_enter();
+	return x + 1;
+}
+
+static unsigned long kpx_drop_rcu;
+static atomic_t kpx_drops_nmi, kpx_drops;
+
+/* call_rcu() of an instance that goes back to no pool: counted by context. */
+static int kpx_call_rcu_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (regs->si == kpx_drop_rcu)
+		atomic_inc(in_nmi() ? &kpx_drops_nmi : &kpx_drops);
+	return 0;
+}
+
+/*
+ * call_rcu() is not NMI-safe: an instance given back in NMI context after
+ * its kretprobe went away is freed through an irq_work.
+ */
+static void test_kretprobe_nmi_drop(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "call_rcu",
+		.pre_handler = kpx_call_rcu_pre,
+	};
+	long (*fn)(long) = kpx_nmi_return;
+	int i;
+
+	kpx_drop_rcu = (unsigned long)kprobe_lookup_name("kretprobe_drop_rcu", 0);
+	KUNIT_ASSERT_NE(test, kpx_drop_rcu, 0);
+	atomic_set(&kpx_drops_nmi, 0);
+	atomic_set(&kpx_drops, 0);
+	memset(&kpx_nmi_rp, 0, sizeof(kpx_nmi_rp));
+	kpx_nmi_rp.kp.addr = (kprobe_opcode_t *)kpx_nmi_return;
+	kpx_nmi_rp.handler = kpx_ret_handler_none;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&kpx_nmi_rp), 0);
+
+	/* Called through a pointer: no constprop clone of it. */
+	OPTIMIZER_HIDE_VAR(fn);
+	KUNIT_EXPECT_EQ(test, fn(41), 42);
+	__nmi_exit();
+	local_irq_enable();
+
+	for (i = 0; i < 100 && !atomic_read(&kpx_drops); i++)
+		msleep(10);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpx_drops_nmi), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpx_drops), 1);
+}
+
 static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_emulated_branches),
 	KUNIT_CASE(test_out_of_line),
@@ -914,6 +977,7 @@ static struct kunit_case x86_kprobes_cases[] = {
 	KUNIT_CASE(test_refused_text),
 	KUNIT_CASE(test_refused_owned),
 	KUNIT_CASE(test_kretprobe_switch_to),
+	KUNIT_CASE(test_kretprobe_nmi_drop),
 	{}
 };
 
