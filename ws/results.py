@@ -76,6 +76,7 @@ def parse(path):
             m = re.match(r"WS-HOST: (\w+)/(\w+) base (\S+)", raw)
             if m:
                 r["variant"], r["arch"], r["base"] = m.groups()
+                r["up"] = " maxcpus=1" in raw
             if raw.startswith("WS-HOST: timeout:"):
                 r["timeout"] = True
             if " build failed: " in raw:
@@ -130,6 +131,8 @@ def parse(path):
     prefix = f"{r['variant']}-{r['arch']}-"
     if bdir.startswith(prefix):
         r["arch"] += f" ({bdir[len(prefix):]})"
+    if r.get("up"):
+        r["arch"] += " (maxcpus=1)"
     verdict(r)
     return r
 
