@@ -948,8 +948,8 @@ static void test_kretprobe_nmi_drop(struct kunit *test)
 	__nmi_exit();
 	local_irq_enable();
 
-	for (i = 0; i < 100 && !atomic_read(&kpx_drops); i++)
-		msleep(10);
+	for (i = 0; i < 50 && !atomic_read(&kpx_drops); i++)
+		msleep(20);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpx_drops_nmi), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpx_drops), 1);
