@@ -127,17 +127,17 @@ struct kprobe {
 
 static inline bool kprobe_gone(const struct kprobe *p)
 {
-	return READ_ONCE(p->flags) & KPROBE_FLAG_GONE;
+	return p->flags & KPROBE_FLAG_GONE;
 }
 
 static inline bool kprobe_disabled(const struct kprobe *p)
 {
-	return READ_ONCE(p->flags) & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
+	return p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
 }
 
 static inline bool kprobe_optimized(const struct kprobe *p)
 {
-	return READ_ONCE(p->flags) & KPROBE_FLAG_OPTIMIZED;
+	return p->flags & KPROBE_FLAG_OPTIMIZED;
 }
 
 static inline bool kprobe_ftrace(const struct kprobe *p)
