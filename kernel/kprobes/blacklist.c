@@ -230,13 +230,17 @@ fail:
 	return ret;
 }
 
-/* A module is going: forget its entries. */
-void kprobe_blacklist_remove_module(struct module *mod)
+/*
+ * A module is going: forget its entries.  Or, @init_only, it is live: forget
+ * those in its init text, which is freed next and may then hold other text.
+ */
+void kprobe_blacklist_remove_module(struct module *mod, bool init_only)
 {
 	struct kprobe_blacklist_entry *ent, *tmp;
 
 	list_for_each_entry_safe(ent, tmp, &kprobe_blacklist, list) {
-		if (ent->mod != mod)
+		if (ent->mod != mod ||
+		    (init_only && !within_module_init(ent->start_addr, mod)))
 			continue;
 		list_del_rcu(&ent->list);
 		kfree_rcu(ent, rcu);

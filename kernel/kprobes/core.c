@@ -1408,7 +1408,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 		c = kmalloc(sizeof(*c), GFP_KERNEL);
 		ret = c ? kprobe_blacklist_add_module(mod) : -ENOMEM;
 		if (ret) {
-			kprobe_blacklist_remove_module(mod);
+			kprobe_blacklist_remove_module(mod, false);
 			kfree(c);
 			mutex_unlock(&kprobe_mutex);
 			return notifier_from_errno(ret);
@@ -1436,8 +1436,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 		}
 	}
 	kprobe_kill_sites(&batch);
-	if (val == MODULE_STATE_GOING)
-		kprobe_blacklist_remove_module(mod);
+	kprobe_blacklist_remove_module(mod, val == MODULE_STATE_LIVE);
 out:
 	mutex_unlock(&kprobe_mutex);
 	if (val == MODULE_STATE_GOING)

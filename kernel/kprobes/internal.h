@@ -179,7 +179,7 @@ extern char __entry_text_end[] __weak;
 
 int __init kprobe_blacklist_init(void);
 int kprobe_blacklist_add_module(struct module *mod);
-void kprobe_blacklist_remove_module(struct module *mod);
+void kprobe_blacklist_remove_module(struct module *mod, bool init_only);
 void kprobe_blacklist_seq_show(struct seq_file *m, bool show_addr);
 
 /* What kprobe_running() is under kprobe_busy_begin(). */

@@ -18,6 +18,9 @@
  *   init_text   a probe on this module's init function, freed after init,
  *               is refused (-EINVAL by address, -ENOENT by name); powerpc64
  *               keeps module init code, and the probe is accepted there
+ *   init_blacklist  a NOKPROBE_SYMBOL() in this module's init text was
+ *               blacklisted during init and is not any more (powerpc64:
+ *               still is)
  *   sleep_rp    kretprobe on lct_sleep; returns once a call entered it, so
  *               that unloading this module unregisters it while the call
  *               sleeps
@@ -337,6 +340,33 @@ static int lcp_init_text(void)
 	return 0;
 }
 
+/*
+ * A NOKPROBE_SYMBOL() in init text is blacklisted while the module inits,
+ * and forgotten once it is live: that text is freed, and other text may
+ * take its place.  powerpc64 keeps it (see lcp_init_text()).
+ */
+static noinline int __init lcp_init_nokprobe(int x)
+{
+	return x + 1;
+}
+
+NOKPROBE_SYMBOL(lcp_init_nokprobe);
+
+static unsigned long lcp_nokprobe_addr;
+static bool lcp_nokprobe_listed;
+
+static int lcp_init_blacklist(void)
+{
+	bool kept = IS_ENABLED(CONFIG_PPC64);
+	bool listed = within_kprobe_blacklist(lcp_nokprobe_addr);
+
+	lcp_expect(lcp_nokprobe_listed,
+		   "init function not blacklisted during init");
+	lcp_expect(listed == kept,
+		   "init function blacklisted after init: %d", listed);
+	return 0;
+}
+
 static int lcp_sleep_rp_reg(void)
 {
 	int ret;
@@ -583,6 +613,7 @@ static const struct {
 	{ "coming", lcp_coming },
 	{ "coming_check", lcp_coming_check },
 	{ "init_text", lcp_init_text },
+	{ "init_blacklist", lcp_init_blacklist },
 	{ "sleep_rp", lcp_sleep_rp_reg },
 	{ "sleep_wait", lcp_sleep_wait },
 	{ "exitpath", lcp_exitpath_test },
@@ -633,6 +664,9 @@ static int __init lcp_init(void)
 	int ret;
 
 	lcp_init_addr = (unsigned long)lcp_init;
+	lcp_nokprobe_addr = (unsigned long)lcp_init_nokprobe;
+	lcp_nokprobe_listed = within_kprobe_blacklist(lcp_nokprobe_addr) &&
+			      lcp_init_nokprobe(1) == 2;
 	if (autoreg) {
 		ret = lcp_reg();
 		if (ret) {
