@@ -110,7 +110,7 @@ check "lifecycle: probe on module init text after init refused (ppc64: accepted)
 strip < $D/list > /tmp/lc.list1
 cmp -s /tmp/lc.list0s /tmp/lc.list1 || diff /tmp/lc.list0s /tmp/lc.list1 | sed 's/^/# /'
 check "lifecycle: kprobes/list unchanged by the refused probes" cmp -s /tmp/lc.list0s /tmp/lc.list1
-check "lifecycle: a NOKPROBE init function leaves the blacklist once the module is live (ppc64: stays)" \
+check "lifecycle: NOKPROBE init function off the blacklist once live (ppc64: stays)" \
 	ctl init_blacklist
 
 # 3. A kretprobe unregistered while a call sleeps in the function; its owner
