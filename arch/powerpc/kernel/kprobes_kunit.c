@@ -493,7 +493,10 @@ static void test_optimized(struct kunit *test)
 
 /*
  * Whether the arch would build a detour for a site at @addr, asked of
- * arch_prepare_optimized_kprobe() itself, nothing armed.
+ * arch_prepare_optimized_kprobe() itself, nothing armed.  Without
+ * kprobe_mutex, which the core holds for these hooks: the op is this
+ * test's alone, and powerpc's slot caches and text patching take their
+ * own locks.
  */
 static int kpp_prepare_opt(struct kunit *test, const void *addr)
 {

@@ -665,8 +665,7 @@ static int __init lcp_init(void)
 
 	lcp_init_addr = (unsigned long)lcp_init;
 	lcp_nokprobe_addr = (unsigned long)lcp_init_nokprobe;
-	lcp_nokprobe_listed = within_kprobe_blacklist(lcp_nokprobe_addr) &&
-			      lcp_init_nokprobe(1) == 2;
+	lcp_nokprobe_listed = within_kprobe_blacklist(lcp_nokprobe_addr);
 	if (autoreg) {
 		ret = lcp_reg();
 		if (ret) {
