@@ -59,6 +59,39 @@ def status(ok, rest):
     return name, "pass" if ok == "ok" else "fail"
 
 
+# A printk timestamp inside a line: a kernel message written to the console
+# while the guest's own output line was on its way (the UART takes the
+# guest's text in FIFO-sized pieces and printk writes between them).
+TS_INSIDE = re.compile(r"\[\s*\d+\.\d+\] ")
+TAP_DIAG = re.compile(r"(ws-tap: )?\s*#")
+
+
+def untangle(lines):
+    """Rejoin guest output lines that kernel messages cut in two.
+
+    "ws-tap:     ok 2[  17.88] msg" followed, a few kernel lines later, by
+    " - name" (the first line without a timestamp) is the kernel line
+    "[  17.88] msg" and the guest line "ws-tap:     ok 2 - name".  A TAP
+    diagnostic ("# ...") may quote kernel messages: it is left alone.
+    """
+    out, torn = [], None        # torn: index in out of a line awaiting its rest
+    for raw in lines:
+        if TS.match(raw) or raw.startswith("WS-HOST: "):
+            out.append(raw)
+            continue
+        if torn is None:
+            torn = len(out)
+            out.append("")
+        out[torn] += raw
+        m = TS_INSIDE.search(out[torn])
+        if m and m.start() > 0 and not TAP_DIAG.match(out[torn]):
+            out.append(out[torn][m.start():])
+            out[torn] = out[torn][:m.start()]
+        else:
+            torn = None
+    return out
+
+
 def parse(path):
     r = {"log": path, "arch": "?", "variant": "?", "base": "?",
          "kunit": {"pass": 0, "fail": 0, "skip": 0, "suites": 0},
@@ -70,7 +103,7 @@ def parse(path):
     expect_depth = 0
     last_event = -10**9     # line of the last health issue or expected context
     with open(path, errors="replace") as f:
-        lines = f.read().replace("\r", "").split("\n")
+        lines = untangle(f.read().replace("\r", "").split("\n"))
     for n, raw in enumerate(lines):
         if raw.startswith("WS-HOST: "):
             m = re.match(r"WS-HOST: (\w+)/(\w+) base (\S+)", raw)
