@@ -532,13 +532,18 @@ void arch_jprobe_redirect(struct jprobe *jp, struct pt_regs *regs)
 NOKPROBE_SYMBOL(arch_jprobe_redirect);
 
 /*
- * The GPRs, PC and PSTATE; the rest is the BRK frame's own.  SP is already
- * the saved one, see jprobe_entry_sp.
+ * The GPRs, PC, and of PSTATE the flags and the interrupt mask; the rest is
+ * the BRK frame's own, of the same context: a hit through a detour saved
+ * no PAN, UAO, DIT, SSBS or TCO (kprobe_get_pstate).  SP is already the
+ * saved one, see jprobe_entry_sp.
  */
 void arch_jprobe_restore_regs(struct pt_regs *regs, const struct pt_regs *saved)
 {
+	u64 keep = regs->pstate & ~(KPROBE_PSR_NZCV | DAIF_MASK | PSR_BTYPE_MASK);
+
 	__this_cpu_write(jprobe_entry_sp, 0);
 	regs->user_regs = saved->user_regs;
+	regs->pstate = keep | (saved->pstate & (KPROBE_PSR_NZCV | DAIF_MASK));
 }
 
 NOKPROBE_SYMBOL(arch_jprobe_restore_regs);

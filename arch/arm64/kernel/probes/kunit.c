@@ -407,7 +407,8 @@ static void kpa_test_step_trampoline(struct kunit *test)
 	pstate = kpa_post_pstate;
 	KUNIT_EXPECT_TRUE(test, pstate & PSR_Z_BIT);
 	KUNIT_EXPECT_FALSE(test, pstate & PSR_I_BIT);
-	KUNIT_EXPECT_EQ(test, pstate & PSR_MODE_MASK, PSR_MODE_EL1h);
+	KUNIT_EXPECT_EQ(test, pstate & PSR_MODE_MASK,
+			is_kernel_in_hyp_mode() ? PSR_MODE_EL2h : PSR_MODE_EL1h);
 	KUNIT_EXPECT_EQ(test, kpa_cmp(4), 0);
 	KUNIT_EXPECT_FALSE(test, kpa_post_pstate & PSR_Z_BIT);
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
@@ -426,6 +427,91 @@ static void kpa_test_step_trampoline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpa_step_end(KPA_MSR_PAN, &target),
 			BRK64_OPCODE_KPROBES_SS);
 }
+
+/*
+ * An MSR ends its stepped copy with the BRK (kprobe_ss_brk_handler()): the
+ * flags the copy wrote reach the post handler and the code after the probe,
+ * and so does the caller's interrupt mask, not the step's.
+ */
+static void kpa_test_step_brk(struct kunit *test)
+{
+	struct kpa_probe *n = kpa_new(test, KPA_MSR_NZCV, false);
+	unsigned long flags, target;
+	bool masked;
+	long ret;
+
+	n->kp.post_handler = kpa_post_save_pstate;
+	KUNIT_ASSERT_EQ(test, kpa_reg(test, n), 0);
+	KUNIT_EXPECT_EQ(test, kpa_step_end(KPA_MSR_NZCV, &target),
+			BRK64_OPCODE_KPROBES_SS);
+
+	KUNIT_EXPECT_EQ(test, kpa_msr_nzcv(PSR_Z_BIT), 1);
+	KUNIT_EXPECT_TRUE(test, kpa_post_pstate & PSR_Z_BIT);
+	KUNIT_EXPECT_FALSE(test, kpa_post_pstate & PSR_I_BIT);
+	KUNIT_EXPECT_EQ(test, kpa_msr_nzcv(PSR_C_BIT), 0);
+	KUNIT_EXPECT_FALSE(test, kpa_post_pstate & PSR_Z_BIT);
+	KUNIT_EXPECT_TRUE(test, kpa_post_pstate & PSR_C_BIT);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+
+	local_irq_save(flags);
+	ret = kpa_msr_nzcv(PSR_Z_BIT);
+	masked = irqs_disabled();
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_TRUE(test, masked);
+	KUNIT_EXPECT_TRUE(test, kpa_post_pstate & PSR_I_BIT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&n->pre), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&n->post), 3);
+}
+
+/*
+ * The fault path that gives kprobes a fault of a stepped copy
+ * (do_mem_abort(), then the handler of its table, then do_bad_area())
+ * must not be probed: a probe there would be hit while a copy is stepped.
+ */
+static void kpa_test_fault_path_refused(struct kunit *test)
+{
+	static const char * const names[] = {
+		"do_alignment_fault", "do_tag_check_fault", "do_translation_fault",
+		"do_page_fault", "do_mem_abort",
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		struct kprobe kp = { .symbol_name = names[i] };
+		int ret = register_kprobe(&kp);
+
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s", names[i]);
+	}
+}
+
+#ifdef CONFIG_JPROBES
+/*
+ * A jprobe resumes with the registers it saved at the hit, of PSTATE only
+ * the flags and the interrupt mask: a hit through a detour saved no PAN,
+ * DIT or SSBS, which are the BRK frame's own (the same context's).
+ */
+static void kpa_test_jprobe_pstate(struct kunit *test)
+{
+	struct pt_regs saved = {}, regs = {};
+
+	saved.pc = 0x1000;
+	saved.regs[0] = 42;
+	saved.pstate = PSR_MODE_EL1h | PSR_Z_BIT | PSR_I_BIT;
+	regs.pstate = PSR_MODE_EL1h | PSR_PAN_BIT | PSR_SSBS_BIT | PSR_C_BIT |
+		      PSR_BTYPE_J;
+	preempt_disable();
+	arch_jprobe_restore_regs(&regs, &saved);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, regs.pc, 0x1000);
+	KUNIT_EXPECT_EQ(test, regs.regs[0], 42);
+	KUNIT_EXPECT_EQ(test, regs.pstate,
+			PSR_MODE_EL1h | PSR_PAN_BIT | PSR_SSBS_BIT | PSR_Z_BIT |
+			PSR_I_BIT);
+}
+#endif
 
 /* ---------------------------------------------------------------------------
  * Faults, redirection, reentry
@@ -615,6 +701,11 @@ static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE(kpa_test_refused),
 	KUNIT_CASE(kpa_test_daif),
 	KUNIT_CASE(kpa_test_step_trampoline),
+	KUNIT_CASE(kpa_test_step_brk),
+	KUNIT_CASE(kpa_test_fault_path_refused),
+#ifdef CONFIG_JPROBES
+	KUNIT_CASE(kpa_test_jprobe_pstate),
+#endif
 	KUNIT_CASE(kpa_test_fault),
 	KUNIT_CASE(kpa_test_fault_alignment),
 	KUNIT_CASE(kpa_test_fault_handler_reenters),

@@ -28,7 +28,7 @@ enum {
 	KPA_MRS_DAIF, KPA_DAIFSET, KPA_MSR_DAIF, KPA_LOAD,
 	KPA_LDXR, KPA_EXCL_MID, KPA_STXR, KPA_EXCL_AFTER,
 	KPA_HVC, KPA_ERET, KPA_RETAA, KPA_MRS_ELR, KPA_MSR_SPSEL,
-	KPA_LDR_Q, KPA_SVC, KPA_CMP, KPA_MSR_PAN, KPA_LOAD_ACQ,
+	KPA_LDR_Q, KPA_SVC, KPA_CMP, KPA_MSR_PAN, KPA_LOAD_ACQ, KPA_MSR_NZCV,
 	KPA_NR_SITES
 };
 
@@ -53,6 +53,7 @@ asmlinkage long kpa_ret(long x);
 asmlinkage long kpa_nop(long x);
 asmlinkage long kpa_add(long x);
 asmlinkage long kpa_cmp(long x);
+asmlinkage long kpa_msr_nzcv(long x);
 asmlinkage long kpa_add2(long x);
 asmlinkage long kpa_paciasp(long x);
 asmlinkage long kpa_mrs_daif(long x);

@@ -120,7 +120,8 @@ SYM_FUNC_START(kpa_br)
 .Lbr:	br	x1
 	mov	x0, #0
 	ret
-1:	mov	x0, #3
+1:	hint	#36			// BTI J: the target of BR
+	mov	x0, #3
 	ret
 SYM_FUNC_END(kpa_br)
 
@@ -171,6 +172,13 @@ SYM_FUNC_START(kpa_msr_pan)
 .Lmsr_pan: .inst 0xd500419f		// MSR PAN, #1
 	ret
 SYM_FUNC_END(kpa_msr_pan)
+
+/* MSR NZCV, then CSET: 1 if x has the Z bit, from the flags the MSR set. */
+SYM_FUNC_START(kpa_msr_nzcv)
+.Lmsr_nzcv: msr	nzcv, x0
+	cset	x0, eq
+	ret
+SYM_FUNC_END(kpa_msr_nzcv)
 
 /* PACIASP/AUTIASP around a call, run out of line: x + 7. */
 SYM_FUNC_START(kpa_paciasp)
@@ -308,5 +316,6 @@ SYM_DATA_START(kpa_sites)
 	site	kpa_cmp, .Lcmp
 	site	kpa_msr_pan, .Lmsr_pan
 	site	kpa_load_acq, .Lldar
+	site	kpa_msr_nzcv, .Lmsr_nzcv
 SYM_DATA_END_LABEL(kpa_sites, SYM_L_GLOBAL, kpa_sites_end)
 	.popsection
