@@ -180,6 +180,9 @@ def restore_strays(base, tree, owned):
                 os.unlink(dst)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             os.link(os.path.join(root, f), dst)
+            # Newer than the object built from the edited file, or make
+            # would keep that object (the base's time is older).
+            os.utime(dst)
             restored += 1
     return restored
 
