@@ -61,7 +61,7 @@
 #define RV_FUNCT7_HINVAL_VVMA	0x13
 #define RV_FUNCT7_HFENCE_GVMA	0x31
 #define RV_FUNCT7_HINVAL_GVMA	0x33
-#define RV_INSN_ECALL		0x00000073
+#define RV_ENC_ECALL		0x00000073
 
 #define RV_REG_RA		1
 #define RV_REG_SP		2
@@ -189,7 +189,7 @@ static void rv_decode_32(u32 insn, struct rv_insn *d)
 			d->kind = RV_INSN_EBREAK;
 			return;
 		}
-		if (insn == RV_INSN_ECALL) {
+		if (insn == RV_ENC_ECALL) {
 			d->kind = RV_INSN_ECALL;
 			d->use = RV_REGS_ALL;
 			d->def = 0;

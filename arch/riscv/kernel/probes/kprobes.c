@@ -67,6 +67,7 @@
 #include <asm/entry-common.h>
 #include <asm/patch.h>
 #include <asm/ptrace.h>
+#include <asm/suspend.h>
 
 #include "common.h"
 #include "decode-insn.h"
@@ -841,10 +842,18 @@ NOKPROBE_SYMBOL(arch_prepare_kretprobe);
  * arch_populate_kprobe_blacklist() - riscv code that must never be probed
  *
  * The trap entry and traps.c are noinstr or NOKPROBE_SYMBOL() already.
- * What is left runs when the copy of a probed instruction, stepped with
- * the probe's state on this CPU, traps: the page fault handler before it
- * calls kprobe_page_fault(), and the emulation of misaligned accesses.
- * A probe hit there would find the state of the stepped copy.
+ * What is left:
+ *
+ *   - what runs when the copy of a probed instruction, stepped with the
+ *     probe's state on this CPU, traps: the page fault handler before it
+ *     calls kprobe_page_fault(), and the emulation of misaligned accesses.
+ *     A probe hit there would find the state of the stepped copy;
+ *   - what runs with the MMU off, where an EBREAK has no trap vector to go
+ *     to: the resume from a non-retentive suspend, and hibernation's
+ *     restore code, copied to a safe page with its breakpoints.
+ *
+ * (KVM's world switch, which runs with the guest's exit as trap vector, is
+ * marked in KVM itself: it may be a module.)
  *
  * Return: 0 or -errno.
  */
@@ -857,6 +866,14 @@ int __init arch_populate_kprobe_blacklist(void)
 #ifdef CONFIG_RISCV_MISALIGNED
 		(unsigned long)handle_misaligned_load,
 		(unsigned long)handle_misaligned_store,
+#endif
+#ifdef CONFIG_CPU_PM
+		(unsigned long)__cpu_resume_enter,
+#endif
+#ifdef CONFIG_HIBERNATION
+		(unsigned long)__hibernate_cpu_resume,
+		(unsigned long)hibernate_restore_image,
+		(unsigned long)hibernate_core_restore_code,
 #endif
 	};
 	int i, ret;

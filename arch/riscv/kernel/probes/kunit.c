@@ -762,6 +762,35 @@ static void kprv_test_uprobe_decode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, riscv_probe_decode_insn(&addi, &api), INSN_GOOD);
 }
 
+/*
+ * Code that runs with another trap vector, or with the MMU off, is not
+ * probeable: KVM's world switch (stvec is the guest exit from its middle
+ * on) and its unprivileged guest access (stvec is __kvm_riscv_unpriv_trap),
+ * and the resume from a non-retentive suspend.  The core's decoder of
+ * these kernels also tells ECALL apart.
+ */
+static void kprv_test_foreign_vector(struct kunit *test)
+{
+	static const char * const names[] = {
+		"__kvm_riscv_switch_to", "__kvm_riscv_unpriv_trap",
+		"kvm_riscv_vcpu_unpriv_read", "__cpu_resume_enter",
+	};
+	struct rv_insn d;
+	int i;
+
+	KUNIT_ASSERT_TRUE(test, IS_BUILTIN(CONFIG_KVM) && IS_ENABLED(CONFIG_CPU_PM));
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		struct kprobe kp = { .symbol_name = names[i] };
+		int ret = register_kprobe(&kp);
+
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s", names[i]);
+	}
+	rv_insn_decode(0x00000073, &d);
+	KUNIT_EXPECT_EQ(test, d.kind, RV_INSN_ECALL);
+}
+
 static struct kunit_case kprv_cases[] = {
 	KUNIT_CASE(kprv_test_sites),
 	KUNIT_CASE(kprv_test_boundaries),
@@ -772,6 +801,7 @@ static struct kunit_case kprv_cases[] = {
 	KUNIT_CASE(kprv_test_auipc),
 	KUNIT_CASE(kprv_test_lrsc),
 	KUNIT_CASE(kprv_test_uprobe_decode),
+	KUNIT_CASE(kprv_test_foreign_vector),
 	KUNIT_CASE(kprv_test_fault_in_insn),
 	KUNIT_CASE(kprv_test_fault_handler_reenters),
 #ifdef CONFIG_OPTPROBES
