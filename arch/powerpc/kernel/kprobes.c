@@ -193,6 +193,20 @@ int kprobe_classify(ppc_inst_t insn, struct instruction_op *op)
 		return -EINVAL;
 
 	/*
+	 * A store with update of r1 through r1 allocates a stack frame.
+	 * emulate_step() defers the store of its back chain to the trap's
+	 * exit when the frame is within an interrupt frame's size, and does
+	 * it at once otherwise: below the trap's frame, into the handlers'
+	 * own frames.  Step those in the slot; so too the indexed form
+	 * (stdux), whose size kprobe_analyse() cannot know.
+	 */
+	if (GETTYPE(op->type) == STORE && (op->type & UPDATE) &&
+	    op->reg == 1 && op->update_reg == 1 &&
+	    (get_op(word) == 31 ||
+	     (long)op->ea < -(long)STACK_INT_FRAME_SIZE))
+		return KP_INSN_STEP_ONLY;
+
+	/*
 	 * Register-only instructions and branches are always emulated, and
 	 * their emulation cannot fail.  A PC-relative load or store (prefixed,
 	 * R=1) would compute its address from the slot if it ran there, so it
@@ -315,7 +329,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	asi->insn = insn;
 	asi->len = ppc_inst_len(insn);
 	asi->kind = kind;
-	if (kind == KP_INSN_STEP) {
+	if (kind == KP_INSN_STEP || kind == KP_INSN_STEP_ONLY) {
 		asi->slot = get_insn_slot();
 		if (!asi->slot)
 			return -ENOMEM;
@@ -526,6 +540,7 @@ static const char *const kprobe_trap_path[] __initconst = {
 	"__single_step_exception",
 	"interrupt_exit_kernel_prepare",
 	"interrupt_exit_kernel_restart",
+	"check_return_regs_valid",
 };
 
 /**
@@ -586,7 +601,7 @@ static bool kprobe_emulate(struct kprobe *p, struct pt_regs *regs)
 {
 	int ret;
 
-	if (p->ainsn.kind == KP_INSN_NONE)
+	if (p->ainsn.kind == KP_INSN_NONE || p->ainsn.kind == KP_INSN_STEP_ONLY)
 		return false;
 	pagefault_disable();
 	ret = emulate_step(regs, p->ainsn.insn);

@@ -174,6 +174,33 @@ static void test_emulated(struct kunit *test)
 }
 
 /*
+ * A stdu r1 that allocates a frame larger than an interrupt's is stepped in
+ * the slot: emulated, its back chain would land in the trap handlers' own
+ * frames.  The probed function reads it back.  A small one is emulated,
+ * its store deferred to the trap's exit (test_emulated).
+ */
+static void test_stack_frame(struct kunit *test)
+{
+	struct kprobe kp;
+	bool slot = false;
+	int i;
+
+	kpp_register(test, &kp, kpp_big_frame_stdu, true);
+	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_STEP_ONLY);
+	KUNIT_EXPECT_TRUE(test, slot);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, kpp_big_frame(), 1024);
+	KUNIT_EXPECT_EQ(test, pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, post_hits, 3);
+	KUNIT_EXPECT_EQ(test, post_nip, (unsigned long)kpp_big_frame_stdu + 4);
+	unregister_kprobe(&kp);
+
+	kpp_register(test, &kp, kpp_call_stdu, true);
+	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_STEP);
+	unregister_kprobe(&kp);
+}
+
+/*
  * What emulate_step() cannot do is single-stepped in a slot, interrupts
  * masked in between; the probed context's interrupt state is back after.
  */
@@ -371,16 +398,21 @@ static void test_trap_path_refused(struct kunit *test)
 		"program_check_exception",
 		"single_step_exception",
 		"interrupt_exit_kernel_prepare",
+		"do_program_check",
+		"__single_step_exception",
+		"check_return_regs_valid",
 	};
 	struct kprobe kp;
-	int i;
+	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		memset(&kp, 0, sizeof(kp));
 		kp.symbol_name = names[i];
 		kp.pre_handler = count_pre;
-		KUNIT_EXPECT_EQ_MSG(test, register_kprobe(&kp), -EINVAL,
-				    "%s", names[i]);
+		ret = register_kprobe(&kp);
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s", names[i]);
 	}
 }
 
@@ -542,6 +574,7 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_prefixed),
 	KUNIT_CASE(test_refused),
 	KUNIT_CASE(test_trap_path_refused),
+	KUNIT_CASE(test_stack_frame),
 	KUNIT_CASE(test_reservation),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(test_optimized),

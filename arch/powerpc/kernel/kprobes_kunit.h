@@ -11,6 +11,7 @@
 long kpp_add(long x);
 long kpp_branch(long x);
 long kpp_call(long x);
+long kpp_big_frame(void);
 long kpp_redzone(long x);
 long kpp_pvr(void);
 long kpp_load(const long *p);
@@ -22,6 +23,7 @@ void kpp_pcrel_load(void);
 extern const u32 kpp_branch_beq[], kpp_branch_blr[];
 extern const u32 kpp_call_std[], kpp_call_stdu[], kpp_call_bl[];
 extern const u32 kpp_call_blr[];
+extern const u32 kpp_big_frame_stdu[];
 extern const u32 kpp_redzone_li[];
 extern const u32 kpp_refused[];
 extern const u32 kpp_larx_addi[], kpp_larx_bne[];

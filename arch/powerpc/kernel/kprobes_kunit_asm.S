@@ -46,6 +46,16 @@ kpp_call_bl:
 kpp_call_blr:
 	blr
 
+/* long kpp_big_frame(void): 1024, from the back chain its stdu r1 wrote */
+_GLOBAL(kpp_big_frame)
+	.globl	kpp_big_frame_stdu
+kpp_big_frame_stdu:
+	stdu	r1, -1024(r1)
+	ld	r3, 0(r1)
+	subf	r3, r1, r3
+	addi	r1, r1, 1024
+	blr
+
 /* long kpp_redzone(long x): x + 2, kept meanwhile below the stack pointer */
 _GLOBAL(kpp_redzone)
 	std	r3, -8(r1)

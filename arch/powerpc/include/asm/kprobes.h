@@ -34,11 +34,12 @@ enum kprobe_insn_kind {
 	KP_INSN_NONE,		/* not run by kprobes (a site armed via ftrace) */
 	KP_INSN_EMULATE,	/* emulate_step() always handles it: no slot */
 	KP_INSN_STEP,		/* emulated if possible, else stepped in the slot */
+	KP_INSN_STEP_ONLY,	/* always stepped in the slot: a large stdu r1 */
 };
 
 /**
  * struct arch_specific_insn - powerpc state of a probe site
- * @slot: the out-of-line copy for KP_INSN_STEP, NULL otherwise
+ * @slot: the out-of-line copy for KP_INSN_STEP(_ONLY), NULL otherwise
  * @insn: the probed instruction, prefix and suffix
  * @kind: enum kprobe_insn_kind
  * @len: its length in bytes, 4 or 8
