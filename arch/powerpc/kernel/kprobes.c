@@ -415,11 +415,17 @@ void arch_remove_kprobe(struct kprobe *p)
  * ---------------------------------------------------------------------------
  */
 
+/* The global entry of the large code model (modules): TOC from a literal. */
+#define KPROBE_LD_R2_M8_R12	0xe84cfff8	/* ld r2,-8(r12) */
+#define KPROBE_ADD_R2_R2_R12	0x7c426214	/* add r2,r2,r12 */
+
 /*
  * The entry of the function at @func: its local entry point (ELFv2), or the
  * ftrace call site right after it when probes there go through ftrace.  The
  * global entry words are read as they were before kprobes (a probe may
- * already be on the second one).
+ * already be on the second one).  ppc_function_entry() knows the global
+ * entry of the medium code model, the kernel's; modules are built with the
+ * large one.
  */
 static unsigned long kprobe_func_entry(unsigned long func)
 {
@@ -432,7 +438,10 @@ static unsigned long kprobe_func_entry(unsigned long func)
 		err = kprobe_orig_word(func, &gep[0]) ||
 		      kprobe_orig_word(func + sizeof(u32), &gep[1]);
 		rcu_read_unlock();
-		if (!err)
+		if (!err && gep[0] == KPROBE_LD_R2_M8_R12 &&
+		    gep[1] == KPROBE_ADD_R2_R2_R12)
+			entry = func + sizeof(gep);
+		else if (!err)
 			entry = ppc_function_entry(gep) - (unsigned long)gep + func;
 	}
 	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {

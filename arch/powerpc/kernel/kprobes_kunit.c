@@ -201,6 +201,26 @@ static void test_stack_frame(struct kunit *test)
 }
 
 /*
+ * A probe by name at offset 0 lands on the local entry, after the global
+ * entry of the large code model too (modules): direct calls enter there.
+ */
+static void test_large_model_entry(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpp_large_gep", .pre_handler = count_pre,
+	};
+
+	kpp_reset();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr,
+			(unsigned long)kpp_large_gep + 8);
+	KUNIT_EXPECT_EQ(test, kpp_large_gep(1), 4);
+	KUNIT_EXPECT_EQ(test, kpp_large_gep(2), 5);
+	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	unregister_kprobe(&kp);
+}
+
+/*
  * What emulate_step() cannot do is single-stepped in a slot, interrupts
  * masked in between; the probed context's interrupt state is back after.
  */
@@ -575,6 +595,7 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_refused),
 	KUNIT_CASE(test_trap_path_refused),
 	KUNIT_CASE(test_stack_frame),
+	KUNIT_CASE(test_large_model_entry),
 	KUNIT_CASE(test_reservation),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(test_optimized),

@@ -12,6 +12,7 @@ long kpp_add(long x);
 long kpp_branch(long x);
 long kpp_call(long x);
 long kpp_big_frame(void);
+long kpp_large_gep(long x);
 long kpp_redzone(long x);
 long kpp_pvr(void);
 long kpp_load(const long *p);

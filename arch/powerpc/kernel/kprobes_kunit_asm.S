@@ -56,6 +56,22 @@ kpp_big_frame_stdu:
 	addi	r1, r1, 1024
 	blr
 
+/*
+ * long kpp_large_gep(long x): x + 3, with the global entry of the large code
+ * model (modules'), which loads the TOC offset from the doubleword before.
+ */
+	.balign	8
+	.quad	0
+	.globl	kpp_large_gep
+	.type	kpp_large_gep, @function
+kpp_large_gep:
+	ld	r2, -8(r12)
+	add	r2, r2, r12
+	.localentry kpp_large_gep, . - kpp_large_gep
+	addi	r3, r3, 3
+	blr
+	.size	kpp_large_gep, . - kpp_large_gep
+
 /* long kpp_redzone(long x): x + 2, kept meanwhile below the stack pointer */
 _GLOBAL(kpp_redzone)
 	std	r3, -8(r1)
