@@ -384,6 +384,19 @@ static u32 kpa_step_end(int site, unsigned long *target)
 	return insn;
 }
 
+/* @fn(@x) with interrupts masked; *@masked: whether they still were after. */
+static long kpa_call_irqs_off(long (*fn)(long), long x, bool *masked)
+{
+	unsigned long flags;
+	long ret;
+
+	local_irq_save(flags);
+	ret = fn(x);
+	*masked = irqs_disabled();
+	local_irq_restore(flags);
+	return ret;
+}
+
 /*
  * A stepped copy comes back through kprobe_step_trampoline, no trap: the
  * post handler sees the flags the copied CMP set and the caller's interrupt
@@ -394,9 +407,8 @@ static void kpa_test_step_trampoline(struct kunit *test)
 {
 	struct kpa_probe *k = kpa_new(test, KPA_CMP, false);
 	struct kpa_probe *m = kpa_new(test, KPA_MSR_PAN, true);
-	unsigned long flags, target, pstate;
+	unsigned long target, pstate;
 	bool masked;
-	long ret;
 
 	k->kp.post_handler = kpa_post_save_pstate;
 	KUNIT_ASSERT_EQ(test, kpa_reg(test, k), 0);
@@ -413,11 +425,7 @@ static void kpa_test_step_trampoline(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kpa_post_pstate & PSR_Z_BIT);
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 
-	local_irq_save(flags);
-	ret = kpa_cmp(5);
-	masked = irqs_disabled();
-	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_EQ(test, kpa_call_irqs_off(kpa_cmp, 5, &masked), 1);
 	KUNIT_EXPECT_TRUE(test, masked);
 	KUNIT_EXPECT_TRUE(test, kpa_post_pstate & PSR_I_BIT);
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->pre), 3);
@@ -436,9 +444,8 @@ static void kpa_test_step_trampoline(struct kunit *test)
 static void kpa_test_step_brk(struct kunit *test)
 {
 	struct kpa_probe *n = kpa_new(test, KPA_MSR_NZCV, false);
-	unsigned long flags, target;
+	unsigned long target;
 	bool masked;
-	long ret;
 
 	n->kp.post_handler = kpa_post_save_pstate;
 	KUNIT_ASSERT_EQ(test, kpa_reg(test, n), 0);
@@ -453,11 +460,8 @@ static void kpa_test_step_brk(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kpa_post_pstate & PSR_C_BIT);
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 
-	local_irq_save(flags);
-	ret = kpa_msr_nzcv(PSR_Z_BIT);
-	masked = irqs_disabled();
-	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_EQ(test, kpa_call_irqs_off(kpa_msr_nzcv, PSR_Z_BIT, &masked),
+			1);
 	KUNIT_EXPECT_TRUE(test, masked);
 	KUNIT_EXPECT_TRUE(test, kpa_post_pstate & PSR_I_BIT);
 	KUNIT_EXPECT_EQ(test, atomic_read(&n->pre), 3);
