@@ -606,7 +606,8 @@ NOKPROBE_SYMBOL(kprobe_restore_prev);
  * With page faults disabled: a load or store that faults fails here and is
  * retried in the slot, where the fault is the probed context's.
  */
-static bool kprobe_emulate(struct kprobe *p, struct pt_regs *regs)
+static nokprobe_inline bool kprobe_emulate(struct kprobe *p,
+					   struct pt_regs *regs)
 {
 	int ret;
 
@@ -617,8 +618,6 @@ static bool kprobe_emulate(struct kprobe *p, struct pt_regs *regs)
 	pagefault_enable();
 	return ret > 0;
 }
-
-NOKPROBE_SYMBOL(kprobe_emulate);
 
 /* Resume in the slot, stepping one instruction, interrupts soft-masked. */
 static void kprobe_step(struct kprobe *p, struct pt_regs *regs,
