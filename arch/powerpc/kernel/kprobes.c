@@ -611,7 +611,7 @@ static nokprobe_inline bool kprobe_emulate(struct kprobe *p,
 {
 	int ret;
 
-	if (p->ainsn.kind == KP_INSN_NONE || p->ainsn.kind == KP_INSN_STEP_ONLY)
+	if (p->ainsn.kind < KP_INSN_EMULATE)
 		return false;
 	pagefault_disable();
 	ret = emulate_step(regs, p->ainsn.insn);

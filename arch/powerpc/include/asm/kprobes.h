@@ -29,12 +29,15 @@ typedef u32 kprobe_opcode_t;
  */
 #define MAX_INSN_SIZE		2
 
-/* How a probed instruction is run: arch_specific_insn::kind. */
+/*
+ * How a probed instruction is run: arch_specific_insn::kind.  The kinds
+ * that are never emulated come first: the hit path tests one bound.
+ */
 enum kprobe_insn_kind {
 	KP_INSN_NONE,		/* not run by kprobes (a site armed via ftrace) */
+	KP_INSN_STEP_ONLY,	/* always stepped in the slot: a large stdu r1 */
 	KP_INSN_EMULATE,	/* emulate_step() always handles it: no slot */
 	KP_INSN_STEP,		/* emulated if possible, else stepped in the slot */
-	KP_INSN_STEP_ONLY,	/* always stepped in the slot: a large stdu r1 */
 };
 
 /**
