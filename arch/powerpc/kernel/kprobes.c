@@ -508,12 +508,29 @@ kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
 #endif
 
 /*
- * The head of the kernel (interrupt vectors, real mode trampolines), which
- * runs with translation off or state that a trap would destroy.
+ * The interrupt code: the head of the kernel (interrupt vectors, real mode
+ * trampolines), which runs with translation off or with state that a trap
+ * would destroy, and on 64-bit Book3S the rest of head_64.S up to
+ * __end_soft_masked: the common interrupt handlers and the system call and
+ * interrupt return code, much of which runs with MSR_RI clear (a program
+ * check there is unrecoverable) or with the soft-mask state half set up.
+ * NOKPROBE_SYMBOL() does not cover it: the _real and _virt labels inside
+ * each *_common handler end that symbol early.  The soft-mask and restart
+ * tables only list ranges within it.
  */
-static bool kprobe_in_head(unsigned long addr)
+static unsigned long kprobe_interrupt_code_end(void)
 {
-	return addr >= (unsigned long)_stext && addr < (unsigned long)__head_end;
+#ifdef CONFIG_PPC_BOOK3S_64
+	return (unsigned long)__end_soft_masked;
+#else
+	return (unsigned long)__head_end;
+#endif
+}
+
+static bool kprobe_in_interrupt_code(unsigned long addr)
+{
+	return addr >= (unsigned long)_stext &&
+	       addr < kprobe_interrupt_code_end();
 }
 
 /**
@@ -521,17 +538,12 @@ static bool kprobe_in_head(unsigned long addr)
  *	must never be probed
  * @addr: the address
  *
- * Return: true for the head of the kernel, the soft-masked and restartable
- * regions of the interrupt code and the detour buffer of optprobes.
+ * Return: true for the interrupt code at the start of the kernel text and
+ * for the detour buffer of optprobes.
  */
 bool arch_within_kprobe_blacklist(unsigned long addr)
 {
-	return kprobe_in_head(addr) ||
-#ifdef CONFIG_PPC_BOOK3S_64
-	       search_kernel_soft_mask_table(addr) ||
-#endif
-	       search_kernel_restart_table(addr) ||
-	       optprobe_in_buffer(addr);
+	return kprobe_in_interrupt_code(addr) || optprobe_in_buffer(addr);
 }
 
 /*
@@ -556,9 +568,8 @@ static const char *const kprobe_trap_path[] __initconst = {
  * arch_populate_kprobe_blacklist() - the powerpc ranges and functions that
  *	must never be probed
  *
- * The head of the kernel, the functions of the trap path and the detour
- * buffer.  The soft-masked and restartable regions are inside functions that
- * are blacklisted already.
+ * The interrupt code at the start of the kernel text, the functions of the
+ * trap path and the detour buffer.
  *
  * Return: 0 or -errno.
  */
@@ -568,7 +579,7 @@ int __init arch_populate_kprobe_blacklist(void)
 	int i, ret;
 
 	ret = kprobe_add_area_blacklist((unsigned long)_stext,
-					(unsigned long)__head_end);
+					kprobe_interrupt_code_end());
 	if (ret)
 		return ret;
 	for (i = 0; i < ARRAY_SIZE(kprobe_trap_path); i++) {

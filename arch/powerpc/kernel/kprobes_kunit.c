@@ -436,6 +436,42 @@ static void test_trap_path_refused(struct kunit *test)
 	}
 }
 
+#ifdef CONFIG_PPC_BOOK3S_64
+/*
+ * The interrupt code up to __end_soft_masked, inside the labels that split
+ * its NOKPROBE_SYMBOL() handlers and in the return code.
+ */
+static void test_interrupt_code_refused(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		unsigned int offset;
+	} sites[] = {
+		{ "data_access_common_virt", 8 },
+		{ "program_check_common_virt", 8 },
+		{ "decrementer_common_virt", 8 },
+		{ "masked_interrupt", 4 },
+		{ "system_call_common", 8 },
+		{ "interrupt_return_srr_kernel", 8 },
+		{ "interrupt_return_hsrr_kernel_restart", 4 },
+	};
+	struct kprobe kp;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(sites); i++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.symbol_name = sites[i].name;
+		kp.offset = sites[i].offset;
+		kp.pre_handler = count_pre;
+		ret = register_kprobe(&kp);
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s+%u", sites[i].name,
+				    sites[i].offset);
+	}
+}
+#endif
+
 /*
  * Between a load-reserve and its store-conditional, a trap would cancel the
  * reservation at each pass: refused; after the store, probed as usual.
@@ -594,6 +630,9 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_prefixed),
 	KUNIT_CASE(test_refused),
 	KUNIT_CASE(test_trap_path_refused),
+#ifdef CONFIG_PPC_BOOK3S_64
+	KUNIT_CASE(test_interrupt_code_refused),
+#endif
 	KUNIT_CASE(test_stack_frame),
 	KUNIT_CASE(test_large_model_entry),
 	KUNIT_CASE(test_reservation),
