@@ -439,7 +439,8 @@ static void test_trap_path_refused(struct kunit *test)
 #ifdef CONFIG_PPC_BOOK3S_64
 /*
  * The interrupt code up to __end_soft_masked, inside the labels that split
- * its NOKPROBE_SYMBOL() handlers and in the return code.
+ * its NOKPROBE_SYMBOL() handlers and in the return code, and the functions
+ * it calls before setting MSR_RI.
  */
 static void test_interrupt_code_refused(struct kunit *test)
 {
@@ -454,6 +455,12 @@ static void test_interrupt_code_refused(struct kunit *test)
 		{ "system_call_common", 8 },
 		{ "interrupt_return_srr_kernel", 8 },
 		{ "interrupt_return_hsrr_kernel_restart", 4 },
+		/* Entered with MSR_RI clear from the *_unavailable handlers. */
+		{ "load_up_fpu", 4 },
+		{ "load_up_altivec", 4 },
+#ifdef CONFIG_VSX
+		{ "load_up_vsx", 4 },
+#endif
 	};
 	struct kprobe kp;
 	int i, ret;
