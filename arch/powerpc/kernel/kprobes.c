@@ -549,9 +549,12 @@ bool arch_within_kprobe_blacklist(unsigned long addr)
 /*
  * The C functions a probe's own trap goes through, before kprobe_handler() or
  * kprobe_post_handler() and after them, on the way back: a probe in one would
- * trap again from its own handling, without end.  Entry and exit code
- * elsewhere is noinstr, which the core refuses; here it is plain C.  The
- * static ones are looked up by name: they may have been inlined.
+ * trap again from its own handling, without end.  With them the C exit
+ * functions of system calls and of interrupts to user mode, which end with
+ * MSR_RI clear (prep_irq_for_enabled_exit()), where a program check is
+ * unrecoverable.  Entry and exit code elsewhere is noinstr, which the core
+ * refuses; here it is plain C.  The static ones are looked up by name: they
+ * may have been inlined.
  */
 static const char *const kprobe_trap_path[] __initconst = {
 	"program_check_exception",
@@ -562,6 +565,11 @@ static const char *const kprobe_trap_path[] __initconst = {
 	"interrupt_exit_kernel_prepare",
 	"interrupt_exit_kernel_restart",
 	"check_return_regs_valid",
+	"syscall_exit_prepare",
+	"syscall_exit_restart",
+	"interrupt_exit_user_prepare",
+	"interrupt_exit_user_prepare_main",
+	"interrupt_exit_user_restart",
 };
 
 /**

@@ -411,7 +411,10 @@ static void test_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpp_try((void *)kpp_add + 1), -EILSEQ);
 }
 
-/* The C functions of a probe's own trap: a probe there would trap again. */
+/*
+ * The C functions of a probe's own trap, where a probe would trap again, and
+ * the exit functions that end with MSR_RI clear.
+ */
 static void test_trap_path_refused(struct kunit *test)
 {
 	static const char * const names[] = {
@@ -421,6 +424,10 @@ static void test_trap_path_refused(struct kunit *test)
 		"do_program_check",
 		"__single_step_exception",
 		"check_return_regs_valid",
+		"syscall_exit_prepare",
+		"syscall_exit_restart",
+		"interrupt_exit_user_prepare",
+		"interrupt_exit_user_restart",
 	};
 	struct kprobe kp;
 	int i, ret;
