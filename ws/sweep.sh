@@ -24,8 +24,9 @@ ws_kmake "$WS_ARCH" M="$mod" modules >&2
 
 # QEMU 7.2's x86_64 TCG now and then keeps running an int3 that a probe's
 # removal overwrote (the text reads back right, the vCPU traps on the old
-# byte forever).  A gdb attach flushes its translations: the watcher does
-# it when the console stays silent for two minutes, and says so.
+# byte forever).  A single step from gdb makes QEMU flush all its
+# translations (tb_flush()): the watcher does it when the console stays
+# silent for two minutes, and says so.
 watch=
 if [ "$WS_ARCH" = x86_64 ] && command -v gdb > /dev/null; then
 	export WS_QEMU_ARGS="-monitor unix:$mon,server,nowait -gdb unix:$mod/gdb.sock,server,nowait${WS_QEMU_ARGS:+ $WS_QEMU_ARGS}"
@@ -33,14 +34,15 @@ if [ "$WS_ARCH" = x86_64 ] && command -v gdb > /dev/null; then
 		log=; last=; quiet=0
 		while sleep 30; do
 			log=$(realpath "$build/logs/latest-run.log" 2>/dev/null) || continue
-			size=$(stat -c %s "$log")
+			size=$(stat -c %s "$log") || continue
 			if [ "$size" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0; fi
 			last=$size
 			[ $quiet -ge 4 ] || continue
-			ws_log "sweep: console silent for 2 minutes: flushing QEMU's translations (gdb attach)"
-			echo "WS-HOST: sweep: console silent for 2 minutes, gdb attach" >> "$log"
-			timeout 60 gdb -q -batch -ex "target remote unix::$mod/gdb.sock" -ex detach > /dev/null 2>&1
-			quiet=0
+			ws_log "sweep: console silent for 2 minutes: flushing QEMU's translations (gdb stepi)"
+			echo "WS-HOST: sweep: console silent for 2 minutes, gdb stepi" >> "$log"
+			timeout 60 gdb -q -batch -ex "target remote $mod/gdb.sock" \
+				-ex stepi -ex detach > /dev/null 2>&1 || true
+			last=$(stat -c %s "$log") || true; quiet=0
 		done
 	) &
 	watch=$!

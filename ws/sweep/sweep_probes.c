@@ -23,6 +23,7 @@ struct sweep_probe {
 static LIST_HEAD(probes);
 static DEFINE_MUTEX(probes_lock);
 static atomic_long_t hits, returns;
+static unsigned long missed_cleared;	/* nmissed of the probes cleared */
 static int nr_probes;
 
 static int sweep_pre(struct kprobe *p, struct pt_regs *regs)
@@ -86,6 +87,11 @@ static int sym_set(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
+static unsigned long sweep_missed(struct sweep_probe *s)
+{
+	return s->ret ? s->rp.nmissed + s->rp.kp.nmissed : s->kp.nmissed;
+}
+
 static void sweep_clear(void)
 {
 	struct sweep_probe *s, *tmp;
@@ -96,6 +102,7 @@ static void sweep_clear(void)
 			unregister_kretprobe(&s->rp);
 		else
 			unregister_kprobe(&s->kp);
+		missed_cleared += sweep_missed(s);
 		list_del(&s->node);
 		kfree(s);
 	}
@@ -111,14 +118,14 @@ static int clear_set(const char *val, const struct kernel_param *kp)
 
 static int stat_get(char *buf, const struct kernel_param *kp)
 {
-	unsigned long missed = 0;
+	unsigned long missed;
 	struct sweep_probe *s;
 	int n;
 
 	mutex_lock(&probes_lock);
+	missed = missed_cleared;
 	list_for_each_entry(s, &probes, node)
-		missed += s->ret ? s->rp.nmissed + s->rp.kp.nmissed :
-				   s->kp.nmissed;
+		missed += sweep_missed(s);
 	n = sysfs_emit(buf, "%d probes, %ld hits, %ld returns, %lu missed\n",
 		       nr_probes, atomic_long_read(&hits),
 		       atomic_long_read(&returns), missed);
@@ -134,7 +141,7 @@ MODULE_PARM_DESC(sym, "register a probe at NAME+OFFSET (r:NAME: a kretprobe)");
 module_param_cb(clear, &clear_ops, NULL, 0200);
 MODULE_PARM_DESC(clear, "unregister all probes");
 module_param_cb(stat, &stat_ops, NULL, 0444);
-MODULE_PARM_DESC(stat, "probes, hits, returns and missed hits");
+MODULE_PARM_DESC(stat, "probes now; hits, returns and missed hits so far");
 
 static void __exit sweep_exit(void)
 {
