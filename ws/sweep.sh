@@ -22,13 +22,17 @@ trap 'kill $watch 2>/dev/null; rm -rf "$mod"' EXIT
 cp "$WS_REPO"/ws/sweep/* "$mod/"
 ws_kmake "$WS_ARCH" M="$mod" modules >&2
 
-# QEMU 7.2's x86_64 TCG now and then keeps running an int3 that a probe's
+# QEMU 7.2's TCG now and then keeps running a breakpoint that a probe's
 # removal overwrote (the text reads back right, the vCPU traps on the old
-# byte forever).  A single step from gdb makes QEMU flush all its
-# translations (tb_flush()): the watcher does it when the console stays
-# silent for two minutes, and says so.
+# instruction forever).  A single step from gdb makes QEMU flush all its
+# translations (tb_flush()).  When the console stays silent for two
+# minutes, the watcher logs where each vCPU is (gdb's "info threads", with
+# vmlinux's symbols) and steps once.  gdb-multiarch for the other arches.
 watch=
-if [ "$WS_ARCH" = x86_64 ] && command -v gdb > /dev/null; then
+gdb=gdb-multiarch
+command -v $gdb > /dev/null || gdb=
+[ -n "$gdb" ] || [ "$WS_ARCH" != x86_64 ] || ! command -v gdb > /dev/null || gdb=gdb
+if [ -n "$gdb" ]; then
 	export WS_QEMU_ARGS="-monitor unix:$mon,server,nowait -gdb unix:$mod/gdb.sock,server,nowait${WS_QEMU_ARGS:+ $WS_QEMU_ARGS}"
 	(
 		log=; last=; quiet=0
@@ -39,9 +43,10 @@ if [ "$WS_ARCH" = x86_64 ] && command -v gdb > /dev/null; then
 			last=$size
 			[ $quiet -ge 4 ] || continue
 			ws_log "sweep: console silent for 2 minutes: flushing QEMU's translations (gdb stepi)"
-			echo "WS-HOST: sweep: console silent for 2 minutes, gdb stepi" >> "$log"
-			timeout 60 gdb -q -batch -ex "target remote $mod/gdb.sock" \
-				-ex stepi -ex detach > /dev/null 2>&1 || true
+			timeout 60 $gdb -q -batch "$build/vmlinux" \
+				-ex "target remote $mod/gdb.sock" -ex "info threads" \
+				-ex stepi -ex detach 2>&1 | grep -E '^[* ] +[0-9]+ +Thread' |
+				sed 's/^/WS-HOST: sweep: console silent for 2 minutes, stepi; vCPU/' >> "$log" || true
 			last=$(stat -c %s "$log") || true; quiet=0
 		done
 	) &
