@@ -2,8 +2,8 @@
 /*
  * ws/sweep.sh's module: registers a kprobe (or a kretprobe, "r:NAME") at
  * each "NAME+OFFSET" written to its sym parameter, counts the hits, and
- * unregisters them all when 1 is written to clear.  The write fails with
- * the errno of the registration.
+ * unregisters them all when 1 is written to clear, logging each probe that
+ * missed hits.  The write to sym fails with the errno of the registration.
  */
 #include <linux/module.h>
 #include <linux/kprobes.h>
@@ -102,6 +102,11 @@ static void sweep_clear(void)
 			unregister_kretprobe(&s->rp);
 		else
 			unregister_kprobe(&s->kp);
+		if (sweep_missed(s))
+			pr_info("sweep: %s%s+%u: %lu missed\n",
+				s->ret ? "r:" : "", s->name,
+				s->ret ? s->rp.kp.offset : s->kp.offset,
+				sweep_missed(s));
 		missed_cleared += sweep_missed(s);
 		list_del(&s->node);
 		kfree(s);
