@@ -4,7 +4,7 @@
 # kretprobe) in every text symbol of the kernel, 400 at a time, each batch
 # followed by a workload.  The verdict is the run's: the guest finished and
 # its console is clean (no Oops, WARN or stall).  A robustness check, not
-# part of make check: a sweep takes 6 to 15 minutes per arch.
+# part of make check: a sweep takes 6 to 25 minutes per arch and mode.
 #
 # usage: ws/sweep.sh [entry|mid|ret]   (ARCH=x86_64 by default; SEED=N for
 #                                       mid's random offsets, default 1)
@@ -29,9 +29,12 @@ ws_kmake "$WS_ARCH" M="$mod" modules >&2
 # minutes, the watcher logs where each vCPU is (gdb's "info threads", with
 # vmlinux's symbols) and steps once.  gdb-multiarch for the other arches.
 watch=
-gdb=gdb-multiarch
-command -v $gdb > /dev/null || gdb=
-[ -n "$gdb" ] || [ "$WS_ARCH" != x86_64 ] || ! command -v gdb > /dev/null || gdb=gdb
+gdb=
+if command -v gdb-multiarch > /dev/null; then
+	gdb=gdb-multiarch
+elif [ "$WS_ARCH" = x86_64 ] && command -v gdb > /dev/null; then
+	gdb=gdb
+fi
 if [ -n "$gdb" ]; then
 	export WS_QEMU_ARGS="-monitor unix:$mon,server,nowait -gdb unix:$mod/gdb.sock,server,nowait${WS_QEMU_ARGS:+ $WS_QEMU_ARGS}"
 	(
