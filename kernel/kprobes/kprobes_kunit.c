@@ -1505,12 +1505,12 @@ static void kpk_test_kretprobe_maxactive(struct kunit *test)
 
 #ifdef CONFIG_PROVE_RCU
 /*
- * The return path of a kretprobe calls nothing probe-able once its handlers
- * ran: no probe is marked running then, so a kretprobe there would hit again
- * at each return, nested as deep as its maxactive.  rcu_read_lock_any_held()
- * is the function an RCU lockdep check would call.  Its entry handler counts
- * the calls made by this task in task context inside the window, and takes
- * no instance.
+ * A kretprobe on a function that a kretprobe's return path could call
+ * would hit again at each return, nested as deep as its maxactive, were
+ * the hit not counted as missed.  rcu_read_lock_any_held() is the function
+ * an RCU lockdep check would call.  Its entry handler counts the calls
+ * made by this task in task context inside the window, and takes no
+ * instance.
  */
 static struct task_struct *kpk_rcu_task;
 static bool kpk_rcu_window;
@@ -1709,6 +1709,71 @@ static void kpk_test_kretprobe_unregister_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->match), 1);
 	kpk_unreg_rp(test, &k->rp);
+}
+
+/*
+ * The return path marks a probe running until the frame's instances are
+ * back: a probe hit while it recycles them counts as missed.  An instance
+ * of an unregistered kretprobe goes back through call_rcu(), and a probe
+ * there sees the sleeper's return as a missed hit, with no handler run in
+ * the sleeper.  (Had the hit gone ahead, a kretprobe on a function the
+ * recycling calls, as powerpc's objpool_push() calls
+ * arch_local_irq_restore(), would have taken the instance just pushed and
+ * returned into the trampoline again, without end.)
+ */
+static struct task_struct *kpk_recycle_task;
+static atomic_t kpk_recycle_pre;
+
+/* Calls of call_rcu() by the thread, from its call of kpk_sleeper(). */
+static int kpk_recycle_count(struct kprobe *p, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(kpk_recycle_task) && in_task())
+		atomic_inc(&kpk_recycle_pre);
+	return 0;
+}
+
+static int kpk_recycle_thread(void *data)
+{
+	struct kpk_sleep_ctx *c = data;
+
+	WRITE_ONCE(kpk_recycle_task, current);
+	c->result = kpk_call(kpk_sleeper, 33);
+	WRITE_ONCE(kpk_recycle_task, NULL);
+	kthread_complete_and_exit(&c->done, 0);
+}
+
+static void kpk_test_kretprobe_recycle_running(struct kunit *test)
+{
+	struct kpk_rp *k = kpk_rp_new(test, "kpk_sleeper", 9, true);
+	struct kpk_sleep_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct kprobe *rcu = kunit_kzalloc(test, sizeof(*rcu), GFP_KERNEL);
+	struct task_struct *t;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, rcu);
+	init_completion(&c->done);
+	reinit_completion(&kpk_sleep_go);
+	atomic_set(&kpk_recycle_pre, 0);
+	rcu->symbol_name = "call_rcu";
+	rcu->pre_handler = kpk_recycle_count;
+	KUNIT_ASSERT_EQ(test, kpk_reg_rp(test, &k->rp), 0);
+	t = kthread_run(kpk_recycle_thread, c, "kpk_recycler");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < 5000 && !atomic_read(&k->entry); i++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->entry), 1);
+	kpk_unreg_rp(test, &k->rp);
+
+	KUNIT_ASSERT_EQ(test, kpk_reg(test, rcu), 0);
+	complete(&kpk_sleep_go);
+	wait_for_completion(&c->done);
+	kpk_unreg(test, rcu);
+	KUNIT_EXPECT_EQ(test, c->result, 42);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->ret), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_recycle_pre), 0);
+	/* At least: a probe's handler elsewhere may have called it too. */
+	KUNIT_EXPECT_GE(test, rcu->nmissed, 1);
 }
 
 /* Malformed batches: refused, nothing registered, members untouched. */
@@ -3636,6 +3701,7 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE_PARAM(kpk_test_kretprobe_and_kprobe, kpk_sites_gen_params),
 	KUNIT_CASE(kpk_test_kretprobe_batch),
 	KUNIT_CASE(kpk_test_kretprobe_unregister_pending),
+	KUNIT_CASE(kpk_test_kretprobe_recycle_running),
 	KUNIT_CASE_PARAM(kpk_test_reentry, kpk_sites_gen_params),
 	KUNIT_CASE_PARAM(kpk_test_fault_in_handler, kpk_sites_gen_params),
 	KUNIT_CASE_PARAM(kpk_test_fault_in_kretprobe, kpk_sites_gen_params),

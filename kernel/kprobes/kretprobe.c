@@ -89,10 +89,9 @@ static DEFINE_IRQ_WORK(kretprobe_drop_work, kretprobe_drop_nmi_work);
  * Give an instance back.  Called with preemption disabled, which is what
  * unregistration waits for between clearing rph->rp and finishing the pool,
  * so no push can race with objpool_fini().  rph->rp is only tested, hence
- * rcu_access_pointer(): this runs with no probe marked running, and
- * rcu_dereference_check()'s lockdep test would call rcu_read_lock_any_held(),
- * which may be kretprobed itself (each return would then recycle into a new
- * hit, maxactive levels deep).
+ * rcu_access_pointer(): kprobe_flush_task() recycles with no probe marked
+ * running, and rcu_dereference_check()'s lockdep test would call
+ * rcu_read_lock_any_held(), which may be kretprobed itself.
  */
 static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 {
@@ -375,19 +374,16 @@ NOKPROBE_SYMBOL(is_kretprobe_trampoline);
 
 /*
  * Run the return handlers of a frame's instances, from @node to @last, with
- * kprobe_running() kretprobe_running_kp: a probe their handlers hit counts
- * as missed.  @ret is the frame's return address, @fp the frame.
+ * kprobe_running() @running, kretprobe_running_kp.  @ret is the frame's
+ * return address, @fp the frame.
  */
 static nokprobe_inline void kretprobe_frame_handlers(struct llist_node *node,
 						     struct llist_node *last,
+						     struct kprobe *running,
 						     struct pt_regs *regs,
 						     unsigned long ret,
 						     void *fp)
 {
-	struct kprobe *running = this_cpu_ptr(&kretprobe_running_kp);
-
-	__this_cpu_write(current_kprobe, running);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	for (; ; node = node->next) {
 		struct kretprobe_instance *ri =
 			container_of(node, struct kretprobe_instance, llist);
@@ -406,7 +402,6 @@ static nokprobe_inline void kretprobe_frame_handlers(struct llist_node *node,
 		if (node == last)
 			break;
 	}
-	__this_cpu_write(current_kprobe, NULL);
 }
 
 /* The return of a frame inside another probe's handler: no handler runs. */
@@ -443,6 +438,7 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	struct llist_node *first, *last = NULL;
 	struct kretprobe_instance *ri;
 	unsigned long correct_ret_addr;
+	struct kprobe *running = NULL;
 
 	/*
 	 * The list's head, for the handlers' walk below too: an interrupt in
@@ -464,14 +460,23 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 
 	/*
 	 * Inside another probe's handler, our handlers would reenter kprobes:
-	 * count them as missed.  The handlers run with the instances still on
-	 * the list, so that an unwinder they call finds the return address.
+	 * count them as missed.  Otherwise kretprobe_running_kp is the running
+	 * probe until the instances are back in their pools: a probe hit by the
+	 * handlers or by the recycling counts as missed.  The recycling calls
+	 * out of line on some arches (powerpc's arch_local_irq_restore()), and
+	 * a kretprobe hit there would take the instance just pushed and return
+	 * here again, without end.  The handlers run with the instances still
+	 * on the list, so that an unwinder they call finds the return address.
 	 */
-	if (likely(!kprobe_running()))
-		kretprobe_frame_handlers(first, last, regs, correct_ret_addr,
-					 frame_pointer);
-	else
+	if (likely(!kprobe_running())) {
+		running = this_cpu_ptr(&kretprobe_running_kp);
+		__this_cpu_write(current_kprobe, running);
+		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+		kretprobe_frame_handlers(first, last, running, regs,
+					 correct_ret_addr, frame_pointer);
+	} else {
 		kretprobe_frame_missed(first, last);
+	}
 
 	current->kretprobe_instances.first = last->next;
 	last->next = NULL;
@@ -480,6 +485,8 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		first = first->next;
 		kretprobe_recycle(ri);
 	}
+	if (running)
+		__this_cpu_write(current_kprobe, NULL);
 	preempt_enable();
 
 	return correct_ret_addr;
