@@ -572,31 +572,60 @@ static const char *const kprobe_trap_path[] __initconst = {
 	"interrupt_exit_user_restart",
 };
 
+/*
+ * ftrace's entry code (trace/ftrace_entry.S), which every traced function
+ * calls before its prologue with a convention of its own: r0 holds the
+ * caller's LR and LR the return into the function, which the code ends by
+ * branching to.  A kretprobe there would send the traced function itself
+ * to the return trampoline; ftrace patches the calls at ftrace_call and
+ * ftrace_regs_call.  The names a configuration lacks are not found.
+ */
+static const char *const kprobe_ftrace_entry[] __initconst = {
+	"ftrace_regs_caller",
+	"ftrace_regs_call",
+	"ftrace_caller",
+	"ftrace_call",
+	"ftrace_stub",
+	"ftrace_no_trace",
+	"livepatch_handler",
+	"_mcount",
+	"return_to_handler",
+};
+
+static int __init kprobe_blacklist_names(const char *const *names, int n)
+{
+	unsigned long addr;
+	int i, ret;
+
+	for (i = 0; i < n; i++) {
+		addr = kallsyms_lookup_name(names[i]);
+		ret = addr ? kprobe_add_ksym_blacklist(addr) : 0;
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * arch_populate_kprobe_blacklist() - the powerpc ranges and functions that
  *	must never be probed
  *
  * The interrupt code at the start of the kernel text, the functions of the
- * trap path and the detour buffer.
+ * trap path, ftrace's entry code and the detour buffer.
  *
  * Return: 0 or -errno.
  */
 int __init arch_populate_kprobe_blacklist(void)
 {
-	unsigned long addr;
-	int i, ret;
+	int ret;
 
 	ret = kprobe_add_area_blacklist((unsigned long)_stext,
 					kprobe_interrupt_code_end());
-	if (ret)
-		return ret;
-	for (i = 0; i < ARRAY_SIZE(kprobe_trap_path); i++) {
-		addr = kallsyms_lookup_name(kprobe_trap_path[i]);
-		ret = addr ? kprobe_add_ksym_blacklist(addr) : 0;
-		if (ret < 0)
-			return ret;
-	}
-	return optprobe_populate_blacklist();
+	ret = ret ?: kprobe_blacklist_names(kprobe_trap_path,
+					    ARRAY_SIZE(kprobe_trap_path));
+	ret = ret ?: kprobe_blacklist_names(kprobe_ftrace_entry,
+					    ARRAY_SIZE(kprobe_ftrace_entry));
+	return ret ?: optprobe_populate_blacklist();
 }
 
 /* ---------------------------------------------------------------------------
