@@ -7,7 +7,10 @@
 # part of make check: a sweep takes 6 to 25 minutes per arch and mode.
 #
 # usage: ws/sweep.sh [entry|mid|ret]   (ARCH=x86_64 by default; SEED=N for
-#                                       mid's random offsets, default 1)
+#                                       mid's random offsets, default 1;
+#                                       MATCH=RE only the symbols whose name
+#                                       matches the awk regex RE; FROM=N,
+#                                       TO=M the Nth to the Mth symbol)
 . "$(dirname "$0")/lib.sh"
 mode=${1:-entry}
 case $mode in entry|mid|ret) ;; *) ws_die "usage: $0 [entry|mid|ret]" ;; esac
@@ -55,6 +58,6 @@ if [ -n "$gdb" ]; then
 	) &
 	watch=$!
 fi
-WS_EXPECT_KUNIT=0 WS_APPEND="kunit.enable=0 ws.sweep=$mode ws.sweep_seed=${SEED:-1}${WS_APPEND:+ $WS_APPEND}" \
+WS_EXPECT_KUNIT=0 WS_APPEND="kunit.enable=0 ws.sweep=$mode ws.sweep_seed=${SEED:-1}${MATCH:+ ws.sweep_match=$MATCH}${FROM:+ ws.sweep_from=$FROM}${TO:+ ws.sweep_to=$TO}${WS_APPEND:+ $WS_APPEND}" \
 	WS_TIMEOUT=${WS_TIMEOUT:-3600} \
 	"$WS_REPO/ws/run.sh" "$mod/sweep_probes.ko" "$mod/sweep_probes.sh"

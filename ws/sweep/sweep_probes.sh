@@ -7,15 +7,20 @@
 #          (ws.sweep_seed=N, default 1; x86_64 tries 8 random byte offsets,
 #          the first that decodes as a boundary registers)
 #   ret    a kretprobe on each symbol
+# ws.sweep_match=RE keeps the symbols whose name matches the awk regex RE,
+# ws.sweep_from=N and ws.sweep_to=M those from the Nth to the Mth (from 1).
 # Symbols are taken from /proc/kallsyms in address order, their sizes from
 # the next symbol.  Exits non-zero if nothing registered or nothing hit.
 P=/sys/module/sweep_probes/parameters
-B=400; mode=entry; seed=1; tries=1
+B=400; mode=entry; seed=1; tries=1; match=.; from=1; to=1000000
 case $(uname -m) in x86_64) tries=8; al=1 ;; riscv64) al=2 ;; *) al=4 ;; esac
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	ws.sweep=*) mode=${w#ws.sweep=} ;;
 	ws.sweep_seed=*) seed=${w#ws.sweep_seed=} ;;
+	ws.sweep_match=*) match=${w#ws.sweep_match=} ;;
+	ws.sweep_from=*) from=${w#ws.sweep_from=} ;;
+	ws.sweep_to=*) to=${w#ws.sweep_to=} ;;
 	esac
 done
 [ -d $P ] || { echo "sweep: sweep_probes.ko is not loaded"; exit 1; }
@@ -26,7 +31,8 @@ awk '{ print $1, $2, $3 }' /proc/kallsyms | grep -v '\[' | sort |
 	awk '{ a = ("0x" substr($1, length($1) - 7)) + 0; d = a - pa
 	       if (d < 0) d += 4294967296
 	       if (NR > 1 && (pt == "t" || pt == "T")) print pn, d
-	       pa = a; pt = $2; pn = $3 }' > /tmp/sweep.sized
+	       pa = a; pt = $2; pn = $3 }' |
+	awk -v m="$match" -v f="$from" -v t="$to" '$1 ~ m && NR >= f && NR <= t' > /tmp/sweep.sized
 case $mode in
 entry) awk '{ print $1, 0 }' /tmp/sweep.sized ;;
 ret) awk '{ print "r:" $1, 0 }' /tmp/sweep.sized ;;
