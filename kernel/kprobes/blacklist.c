@@ -9,6 +9,7 @@
  *     section of vmlinux and of each module;
  *   - the .kprobes.text section (__kprobes) of vmlinux and of each module;
  *   - entry, irqentry and softirqentry text, and noinstr text;
+ *   - ftrace's entry and return code (blacklist_ftrace_entry());
  *   - what the arch adds (arch_populate_kprobe_blacklist()) or refuses
  *     (arch_within_kprobe_blacklist()).
  * and, for kretprobes only, the function entries the arch names
@@ -171,6 +172,44 @@ int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
 	return blacklist_add_area(start, end, NULL);
 }
 
+/*
+ * ftrace's entry and return code, in each arch's asm, under the names that
+ * <linux/ftrace.h> declares.  A traced function calls it before its
+ * prologue, or returns into it when the graph tracer took its return, with
+ * conventions of its own: what is in the link register or on top of the
+ * stack there is not a return address for a kretprobe to take, and ftrace
+ * patches the calls at ftrace_call and ftrace_regs_call.  Names a
+ * configuration lacks are not found; those the arch already blacklisted
+ * (x86's templates) are not listed twice.  The arch lists its other such
+ * code itself.
+ */
+static const char *const ftrace_entry_names[] __initconst = {
+	"ftrace_caller",
+	"ftrace_call",
+	"ftrace_regs_caller",
+	"ftrace_regs_call",
+	"ftrace_stub",
+	"return_to_handler",
+	"mcount",
+	"_mcount",
+};
+
+static int __init blacklist_ftrace_entry(void)
+{
+	unsigned long addr;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(ftrace_entry_names); i++) {
+		addr = kallsyms_lookup_name(ftrace_entry_names[i]);
+		if (!addr || __within_kprobe_blacklist(addr))
+			continue;
+		ret = blacklist_add(addr, NULL);
+		if (ret == -ENOMEM)
+			return ret;
+	}
+	return 0;
+}
+
 int __init kprobe_blacklist_init(void)
 {
 	unsigned long *iter;
@@ -197,7 +236,8 @@ int __init kprobe_blacklist_init(void)
 					(unsigned long)__softirqentry_text_end, NULL);
 	ret = ret ?: blacklist_add_area((unsigned long)__noinstr_text_start,
 					(unsigned long)__noinstr_text_end, NULL);
-	return ret ?: arch_populate_kprobe_blacklist();
+	ret = ret ?: arch_populate_kprobe_blacklist();
+	return ret ?: blacklist_ftrace_entry();
 }
 
 #ifdef CONFIG_MODULES

@@ -665,6 +665,42 @@ static void kpk_test_errno_blacklist(struct kunit *test)
 			   within_kprobe_blacklist(kpk_entry(kpk_target_a)));
 }
 
+#ifdef CONFIG_FUNCTION_TRACER
+/*
+ * ftrace's entry and return code: every such name the kernel has is
+ * refused, to a kprobe and to a kretprobe, whose swap of a return address
+ * would break the traced functions.  ftrace_caller exists with
+ * DYNAMIC_FTRACE.
+ */
+static void kpk_test_errno_ftrace_entry(struct kunit *test)
+{
+	static const char * const syms[] = {
+		"ftrace_caller", "ftrace_call", "ftrace_regs_caller",
+		"ftrace_regs_call", "ftrace_stub", "return_to_handler",
+		"mcount", "_mcount",
+#ifdef CONFIG_PPC64
+		"ftrace_no_trace",
+#endif
+	};
+	int i, ret, found = 0;
+
+	for (i = 0; i < ARRAY_SIZE(syms); i++) {
+		struct kretprobe rp = { .kp.symbol_name = syms[i] };
+
+		ret = kpk_try_sym(syms[i], 0);
+		if (ret == -ENOENT)
+			continue;
+		found++;
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s", syms[i]);
+		ret = register_kretprobe(&rp);
+		if (!ret)
+			unregister_kretprobe(&rp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "r:%s", syms[i]);
+	}
+	KUNIT_EXPECT_EQ(test, found > 0, IS_ENABLED(CONFIG_DYNAMIC_FTRACE));
+}
+#endif
+
 /* Addresses that are not text. */
 static void kpk_test_errno_not_text(struct kunit *test)
 {
@@ -3672,6 +3708,9 @@ static struct kunit_case kprobes_kunit_cases[] = {
 	KUNIT_CASE(kpk_test_errno_args),
 	KUNIT_CASE(kpk_test_errno_offset),
 	KUNIT_CASE(kpk_test_errno_blacklist),
+#ifdef CONFIG_FUNCTION_TRACER
+	KUNIT_CASE(kpk_test_errno_ftrace_entry),
+#endif
 	KUNIT_CASE(kpk_test_errno_not_text),
 	KUNIT_CASE(kpk_test_errno_flags),
 	KUNIT_CASE(kpk_test_errno_twice),

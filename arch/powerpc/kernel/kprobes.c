@@ -573,23 +573,15 @@ static const char *const kprobe_trap_path[] __initconst = {
 };
 
 /*
- * ftrace's entry code (trace/ftrace_entry.S), which every traced function
- * calls before its prologue with a convention of its own: r0 holds the
- * caller's LR and LR the return into the function, which the code ends by
- * branching to.  A kretprobe there would send the traced function itself
- * to the return trampoline; ftrace patches the calls at ftrace_call and
- * ftrace_regs_call.  The names a configuration lacks are not found.
+ * The parts of ftrace's entry code (trace/ftrace_entry.S) the core does not
+ * know by name (see blacklist_ftrace_entry()).  Every traced function calls
+ * that code before its prologue, with r0 the caller's LR and LR the return
+ * into the function: a kretprobe would send the traced function itself to
+ * the return trampoline.  Names a configuration lacks are not found.
  */
 static const char *const kprobe_ftrace_entry[] __initconst = {
-	"ftrace_regs_caller",
-	"ftrace_regs_call",
-	"ftrace_caller",
-	"ftrace_call",
-	"ftrace_stub",
 	"ftrace_no_trace",
 	"livepatch_handler",
-	"_mcount",
-	"return_to_handler",
 };
 
 static int __init kprobe_blacklist_names(const char *const *names, int n)
@@ -611,7 +603,7 @@ static int __init kprobe_blacklist_names(const char *const *names, int n)
  *	must never be probed
  *
  * The interrupt code at the start of the kernel text, the functions of the
- * trap path, ftrace's entry code and the detour buffer.
+ * trap path, the rest of ftrace's entry code and the detour buffer.
  *
  * Return: 0 or -errno.
  */

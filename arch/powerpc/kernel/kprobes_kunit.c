@@ -443,52 +443,11 @@ static void test_trap_path_refused(struct kunit *test)
 	}
 }
 
-#ifdef CONFIG_FUNCTION_TRACER
-static int kpp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	return 0;
-}
-
-/*
- * ftrace's entry code, called with r0 the caller's LR and LR the return
- * into the traced function: a kretprobe there would send the function to
- * the return trampoline, a kprobe trap at every traced call.  Refused.
- */
-static void test_ftrace_entry_refused(struct kunit *test)
-{
-	static const char * const names[] = {
-		"ftrace_caller", "ftrace_call", "ftrace_regs_caller",
-		"ftrace_regs_call",
-	};
-	struct kretprobe rp;
-	struct kprobe kp;
-	int i, ret;
-
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		memset(&kp, 0, sizeof(kp));
-		kp.symbol_name = names[i];
-		kp.pre_handler = count_pre;
-		ret = register_kprobe(&kp);
-		if (!ret)
-			unregister_kprobe(&kp);
-		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s", names[i]);
-
-		memset(&rp, 0, sizeof(rp));
-		rp.kp.symbol_name = names[i];
-		rp.handler = kpp_ret;
-		ret = register_kretprobe(&rp);
-		if (!ret)
-			unregister_kretprobe(&rp);
-		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "r:%s", names[i]);
-	}
-}
-#endif
-
 #ifdef CONFIG_PPC_BOOK3S_64
 /*
  * The interrupt code up to __end_soft_masked, inside the labels that split
- * its NOKPROBE_SYMBOL() handlers and in the return code, and the functions
- * it calls before setting MSR_RI.
+ * its NOKPROBE_SYMBOL() handlers and in the return code, the functions it
+ * calls before setting MSR_RI, and the return from RTAS.
  */
 static void test_interrupt_code_refused(struct kunit *test)
 {
@@ -508,6 +467,10 @@ static void test_interrupt_code_refused(struct kunit *test)
 		{ "load_up_altivec", 4 },
 #ifdef CONFIG_VSX
 		{ "load_up_vsx", 4 },
+#endif
+#ifdef CONFIG_PPC_RTAS
+		/* Entered by an rfi from RTAS, a real-mode address in LR. */
+		{ "rtas_restore_regs", 0 },
 #endif
 	};
 	struct kprobe kp;
@@ -685,9 +648,6 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_prefixed),
 	KUNIT_CASE(test_refused),
 	KUNIT_CASE(test_trap_path_refused),
-#ifdef CONFIG_FUNCTION_TRACER
-	KUNIT_CASE(test_ftrace_entry_refused),
-#endif
 #ifdef CONFIG_PPC_BOOK3S_64
 	KUNIT_CASE(test_interrupt_code_refused),
 #endif
