@@ -447,7 +447,8 @@ static void test_trap_path_refused(struct kunit *test)
 /*
  * The interrupt code up to __end_soft_masked, inside the labels that split
  * its NOKPROBE_SYMBOL() handlers and in the return code, the functions it
- * calls before setting MSR_RI, and the return from RTAS.
+ * calls before setting MSR_RI, the return from RTAS and the idle loop's
+ * H_CEDE.
  */
 static void test_interrupt_code_refused(struct kunit *test)
 {
@@ -471,6 +472,10 @@ static void test_interrupt_code_refused(struct kunit *test)
 #ifdef CONFIG_PPC_RTAS
 		/* Entered by an rfi from RTAS, a real-mode address in LR. */
 		{ "rtas_restore_regs", 0 },
+#endif
+#ifdef CONFIG_PPC_PSERIES
+		/* Cedes from idle, soft-enabled but hard-disabled. */
+		{ "plpar_hcall_norets_notrace", 0 },
 #endif
 	};
 	struct kprobe kp;
