@@ -404,11 +404,31 @@ static nokprobe_inline void kretprobe_frame_handlers(struct llist_node *node,
 	}
 }
 
-/* The return of a frame inside another probe's handler: no handler runs. */
-static noinline notrace void kretprobe_frame_missed(struct llist_node *node,
+/* Take a frame's instances, @first to @last, off the list; give them back. */
+static nokprobe_inline void kretprobe_frame_recycle(struct llist_node *first,
 						    struct llist_node *last)
 {
-	for (; ; node = node->next) {
+	current->kretprobe_instances.first = last->next;
+	last->next = NULL;
+	while (first) {
+		struct kretprobe_instance *ri =
+			container_of(first, struct kretprobe_instance, llist);
+
+		first = first->next;
+		kretprobe_recycle(ri);
+	}
+}
+
+/*
+ * The return of a frame inside another probe's handler, which stays the
+ * running probe: no handler runs.
+ */
+static noinline notrace void kretprobe_frame_missed(struct llist_node *first,
+						    struct llist_node *last)
+{
+	struct llist_node *node;
+
+	for (node = first; ; node = node->next) {
 		struct kretprobe_instance *ri =
 			container_of(node, struct kretprobe_instance, llist);
 		struct kretprobe *rp = get_kretprobe(ri);
@@ -418,6 +438,7 @@ static noinline notrace void kretprobe_frame_missed(struct llist_node *node,
 		if (node == last)
 			break;
 	}
+	kretprobe_frame_recycle(first, last);
 }
 NOKPROBE_SYMBOL(kretprobe_frame_missed);
 
@@ -436,9 +457,7 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 						     void *frame_pointer)
 {
 	struct llist_node *first, *last = NULL;
-	struct kretprobe_instance *ri;
 	unsigned long correct_ret_addr;
-	struct kprobe *running = NULL;
 
 	/*
 	 * The list's head, for the handlers' walk below too: an interrupt in
@@ -469,24 +488,17 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	 * on the list, so that an unwinder they call finds the return address.
 	 */
 	if (likely(!kprobe_running())) {
-		running = this_cpu_ptr(&kretprobe_running_kp);
+		struct kprobe *running = this_cpu_ptr(&kretprobe_running_kp);
+
 		__this_cpu_write(current_kprobe, running);
 		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 		kretprobe_frame_handlers(first, last, running, regs,
 					 correct_ret_addr, frame_pointer);
+		kretprobe_frame_recycle(first, last);
+		__this_cpu_write(current_kprobe, NULL);
 	} else {
 		kretprobe_frame_missed(first, last);
 	}
-
-	current->kretprobe_instances.first = last->next;
-	last->next = NULL;
-	while (first) {
-		ri = container_of(first, struct kretprobe_instance, llist);
-		first = first->next;
-		kretprobe_recycle(ri);
-	}
-	if (running)
-		__this_cpu_write(current_kprobe, NULL);
 	preempt_enable();
 
 	return correct_ret_addr;
