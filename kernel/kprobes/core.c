@@ -123,6 +123,7 @@ notrace int __kprobe_call_pre_handlers(struct kprobe *site,
 	__this_cpu_write(kprobe_instance, NULL);
 	return ret;
 }
+
 NOKPROBE_SYMBOL(__kprobe_call_pre_handlers);
 
 /**
@@ -143,6 +144,7 @@ notrace void __kprobe_call_post_handlers(struct kprobe *site,
 	}
 	__this_cpu_write(kprobe_instance, NULL);
 }
+
 NOKPROBE_SYMBOL(__kprobe_call_post_handlers);
 
 /**
@@ -174,6 +176,7 @@ notrace int kprobe_call_fault_handlers(struct kprobe *site,
 	}
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kprobe_call_fault_handlers);
 
 /**
@@ -189,6 +192,7 @@ notrace void kprobes_inc_nmissed_count(struct kprobe *site)
 			kprobe_count_missed(&p->nmissed);
 	}
 }
+
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
 
 /*
@@ -200,6 +204,7 @@ static int site_pre_handler(struct kprobe *site, struct pt_regs *regs)
 {
 	return __kprobe_call_pre_handlers(site, regs);
 }
+
 NOKPROBE_SYMBOL(site_pre_handler);
 
 static void site_post_handler(struct kprobe *site, struct pt_regs *regs,
@@ -207,6 +212,7 @@ static void site_post_handler(struct kprobe *site, struct pt_regs *regs,
 {
 	__kprobe_call_post_handlers(site, regs);
 }
+
 NOKPROBE_SYMBOL(site_post_handler);
 
 static int site_fault_handler(struct kprobe *site, struct pt_regs *regs,
@@ -214,6 +220,7 @@ static int site_fault_handler(struct kprobe *site, struct pt_regs *regs,
 {
 	return kprobe_call_fault_handlers(site, regs, trapnr);
 }
+
 NOKPROBE_SYMBOL(site_fault_handler);
 
 bool kprobe_is_site(struct kprobe *p)

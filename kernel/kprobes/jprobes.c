@@ -253,6 +253,7 @@ static int jprobes_register(struct jprobe **jps, int num, unsigned long caller)
 	}
 	return ret;
 }
+
 NOKPROBE_SYMBOL(jprobes_register);
 
 /**

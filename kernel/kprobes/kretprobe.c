@@ -148,6 +148,7 @@ static notrace bool kretprobe_frame_taken(struct kprobe *p, unsigned long sp)
 	}
 	return false;
 }
+
 NOKPROBE_SYMBOL(kretprobe_frame_taken);
 
 static nokprobe_inline bool kretprobe_taken(struct kprobe *p, unsigned long sp)
@@ -183,6 +184,7 @@ notrace int kretprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	}
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kretprobe_pre_handler);
 
 #ifdef KPROBES_FTRACE_LEAN
@@ -236,6 +238,7 @@ static noinline notrace void kretprobe_ftrace_rest(struct kprobe *site,
 			kretprobe_ftrace_hit(p, sp);
 	}
 }
+
 NOKPROBE_SYMBOL(kretprobe_ftrace_rest);
 
 /* A hit from a probe's handler: every lean member that would count misses. */
@@ -248,6 +251,7 @@ static noinline notrace void kretprobe_ftrace_missed(struct kprobe *site)
 			kprobe_count_missed(&p->nmissed);
 	}
 }
+
 NOKPROBE_SYMBOL(kretprobe_ftrace_missed);
 
 #define KRETPROBE_FTRACE_TESTED	(KPROBE_FLAG_KRETPROBE | KPROBE_FLAG_GONE | \
@@ -299,6 +303,7 @@ notrace void kretprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 out:
 	preempt_enable_notrace();
 }
+
 NOKPROBE_SYMBOL(kretprobe_ftrace_handler);
 #endif
 
@@ -326,6 +331,7 @@ static unsigned long kretprobe_next_ret(struct task_struct *tsk,
 	}
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kretprobe_next_ret);
 
 /**
@@ -358,6 +364,7 @@ unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 
 	return ret;
 }
+
 NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
 
 /**
@@ -370,6 +377,7 @@ bool is_kretprobe_trampoline(unsigned long addr)
 {
 	return (void *)addr == kretprobe_trampoline_addr();
 }
+
 NOKPROBE_SYMBOL(is_kretprobe_trampoline);
 
 /*
@@ -440,6 +448,7 @@ static noinline notrace void kretprobe_frame_missed(struct llist_node *first,
 	}
 	kretprobe_frame_recycle(first, last);
 }
+
 NOKPROBE_SYMBOL(kretprobe_frame_missed);
 
 /**
@@ -503,6 +512,7 @@ notrace unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 
 	return correct_ret_addr;
 }
+
 NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
 
 /*
@@ -527,6 +537,7 @@ void kretprobe_abandon(struct llist_node *mark)
 		objpool_push(ri, &ri->rph->pool);
 	}
 }
+
 NOKPROBE_SYMBOL(kretprobe_abandon);
 
 /**
@@ -553,6 +564,7 @@ void kprobe_flush_task(struct task_struct *tk)
 	}
 	preempt_enable();
 }
+
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
 /* objpool's release callback: the last instance is gone, so is the pool. */
@@ -673,6 +685,7 @@ undo:
 		kretprobe_release(rps[i], false);
 	return ret;
 }
+
 NOKPROBE_SYMBOL(kretprobes_register);
 
 /**

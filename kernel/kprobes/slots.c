@@ -334,6 +334,7 @@ bool is_kprobe_insn_slot(unsigned long addr)
 {
 	return in_cache(&kprobe_insn_slots, addr);
 }
+
 NOKPROBE_SYMBOL(is_kprobe_insn_slot);
 
 /**
@@ -350,6 +351,7 @@ bool is_kprobe_optinsn_slot(unsigned long addr)
 	return false;
 #endif
 }
+
 NOKPROBE_SYMBOL(is_kprobe_optinsn_slot);
 
 /**

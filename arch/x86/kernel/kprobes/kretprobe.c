@@ -95,6 +95,7 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 	ri->fp = slot;
 	*slot = (unsigned long)&__kretprobe_trampoline;
 }
+
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
 
 /*
