@@ -32,7 +32,7 @@ fi
 # shellcheck disable=SC2206
 cmd=("${QEMU[@]}" ${WS_QEMU_ARGS:-} -smp "$QEMU_SMP" -m 1G -nographic -no-reboot
      -kernel "$image" -initrd "$initrd"
-     -append "console=$CONSOLE panic=-1 ws.mode=$mode ws.variant=$VARIANT${append:+ $append}")
+     -append "console=$CONSOLE${EARLYCON:+ $EARLYCON} panic=-1 ws.mode=$mode ws.variant=$VARIANT${append:+ $append}")
 limit=${WS_TIMEOUT:-$WS_BOOT_TIMEOUT}
 echo "WS-HOST: $VARIANT/$WS_ARCH base $(ws_base_version) limit ${limit}s: ${cmd[*]}" > "$log"
 ws_log "booting $VARIANT/$WS_ARCH ($mode), console log: $log"

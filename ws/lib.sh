@@ -23,10 +23,13 @@ ws_die() { echo "ws: error: $*" >&2; exit 1; }
 ws_log() { echo "ws: $*" >&2; }
 
 # Per-arch facts: kernel ARCH, cross compiler, image, qemu command, console,
-# boot timeout (seconds, TCG).
+# boot timeout (seconds, TCG).  EARLYCON: a kernel argument that prints from
+# the first line on, where the console registers late: a riscv guest that
+# hung before its 8250 console came up used to leave an empty log.
 ws_arch() {
 	local a=$1 tcg=tcg${WS_TCG_THREAD:+,thread=$WS_TCG_THREAD}
 	QEMU_SMP=${SMP:-2}
+	EARLYCON=
 	case "$a" in
 	x86_64)
 		K_ARCH=x86_64; K_CROSS=; K_IMAGE=arch/x86/boot/bzImage
@@ -43,7 +46,7 @@ ws_arch() {
 		DEB_ARCH=riscv64; GNU_TRIPLE=riscv64-linux-gnu
 		QEMU=(qemu-system-riscv64 -M virt -accel "$tcg"
 		      -bios /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin)
-		CONSOLE=ttyS0; WS_BOOT_TIMEOUT=600 ;;
+		CONSOLE=ttyS0; EARLYCON=earlycon; WS_BOOT_TIMEOUT=600 ;;
 	powerpc|ppc64le)
 		K_ARCH=powerpc; K_CROSS=powerpc64le-linux-gnu-; K_IMAGE=vmlinux
 		DEB_ARCH=ppc64el; GNU_TRIPLE=powerpc64le-linux-gnu
