@@ -29,8 +29,12 @@ ws_kmake "$WS_ARCH" M="$mod" modules >&2
 # removal overwrote (the text reads back right, the vCPU traps on the old
 # instruction forever).  A single step from gdb makes QEMU flush all its
 # translations (tb_flush()).  When the console stays silent for two
-# minutes, the watcher logs where each vCPU is (gdb's "info threads", with
-# vmlinux's symbols) and steps once.  gdb-multiarch for the other arches.
+# minutes, or prints an RCU stall report (vCPUs stuck in stop_machine()'s
+# wait loop take their timer interrupts and report every minute, so the
+# console is never silent), the watcher logs where each vCPU is (gdb's
+# "info threads", with vmlinux's symbols) and steps once.  The stall
+# reports stay in the console and fail the verdict: the log says why.
+# gdb-multiarch for the other arches.
 watch=
 gdb=
 if command -v gdb-multiarch > /dev/null; then
@@ -41,18 +45,25 @@ fi
 if [ -n "$gdb" ]; then
 	export WS_QEMU_ARGS="-monitor unix:$mon,server,nowait -gdb unix:$mod/gdb.sock,server,nowait${WS_QEMU_ARGS:+ $WS_QEMU_ARGS}"
 	(
-		log=; last=; quiet=0
+		log=; last=; quiet=0; stalls=0
 		while sleep 30; do
 			log=$(realpath "$build/logs/latest-run.log" 2>/dev/null) || continue
 			size=$(stat -c %s "$log") || continue
 			if [ "$size" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0; fi
 			last=$size
-			[ $quiet -ge 4 ] || continue
-			ws_log "sweep: console silent for 2 minutes: flushing QEMU's translations (gdb stepi)"
+			n=$(grep -c 'rcu: INFO: .* detected stalls' "$log") || true
+			if [ "${n:-0}" -gt "$stalls" ]; then
+				stalls=$n; why="printed an RCU stall report"
+			elif [ $quiet -ge 4 ]; then
+				why="silent for 2 minutes"
+			else
+				continue
+			fi
+			ws_log "sweep: console $why: flushing QEMU's translations (gdb stepi)"
 			timeout 60 $gdb -q -batch "$build/vmlinux" \
 				-ex "target remote $mod/gdb.sock" -ex "info threads" \
 				-ex stepi -ex detach 2>&1 | grep -E '^[* ] +[0-9]+ +Thread' |
-				sed 's/^/WS-HOST: sweep: console silent for 2 minutes, stepi; vCPU/' >> "$log" || true
+				sed "s/^/WS-HOST: sweep: console $why, stepi; vCPU/" >> "$log" || true
 			last=$(stat -c %s "$log") || true; quiet=0
 		done
 	) &
