@@ -480,6 +480,11 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				moving it to @done.  Same locks.
  * arch_within_optimized_kprobe(op, addr)
  *				@addr lies in the bytes replaced by op's jump.
+ * alloc_optinsn_page() / free_optinsn_page(page)
+ *				Executable page for detour slots (default:
+ *				alloc_insn_page() / free_insn_page()), for an
+ *				arch whose detours must be in reach of the
+ *				text while its instruction slots need not be.
  * The core's services for arch_prepare_optimized_kprobe(), for the jumps
  * into a range that decoding the probed function does not show:
  *   kprobe_jump_label_into(lo, hi)
@@ -667,6 +672,8 @@ void arch_unoptimize_kprobes(struct list_head *oplist,
 bool arch_within_optimized_kprobe(struct optimized_kprobe *op,
 				  kprobe_opcode_t *addr);
 
+void *alloc_optinsn_page(void);
+void free_optinsn_page(void *page);
 kprobe_opcode_t *get_optinsn_slot(void);
 void free_optinsn_slot(kprobe_opcode_t *slot, int dirty);
 

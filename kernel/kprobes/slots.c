@@ -3,8 +3,10 @@
  * Executable slots for arch code: copies of probed instructions run out of
  * line (insn slots) and optimized probes' detours (optinsn slots).
  *
- * Each cache carves executable pages from alloc_insn_page() into fixed-size
- * slots.  A slot freed "dirty" may still be executed by a CPU, or by a task
+ * Each cache carves executable pages into fixed-size slots: the insn
+ * cache's from alloc_insn_page(), the optinsn cache's from
+ * alloc_optinsn_page(), which arches with a reach limit on detours only
+ * override.  A slot freed "dirty" may still be executed by a CPU, or by a task
  * preempted in it (boosted copies and detours run preemptible), so it is
  * reused only after both an RCU and an RCU-tasks grace period.  That wait
  * runs in a worker: allocation never waits for it, it takes a clean slot or
@@ -50,6 +52,8 @@ struct kprobe_insn_cache {
 	const char *sym;	/* name of its pages in /proc/kallsyms */
 	size_t slot_size;	/* in bytes */
 	int nslots;		/* per page */
+	void *(*page_alloc)(void);
+	void (*page_free)(void *page);
 	bool has_dirty;
 	struct work_struct gc_work;
 };
@@ -75,10 +79,22 @@ static struct kprobe_insn_cache kprobe_insn_slots = {
 	.sym = "kprobe_insn_page",
 	.slot_size = KPROBE_INSN_SLOT_BYTES,
 	.nslots = PAGE_SIZE / KPROBE_INSN_SLOT_BYTES,
+	.page_alloc = alloc_insn_page,
+	.page_free = free_insn_page,
 	.gc_work = __WORK_INITIALIZER(kprobe_insn_slots.gc_work, collect_garbage),
 };
 
 #ifdef CONFIG_OPTPROBES
+void *__weak alloc_optinsn_page(void)
+{
+	return alloc_insn_page();
+}
+
+void __weak free_optinsn_page(void *page)
+{
+	free_insn_page(page);
+}
+
 #define KPROBE_OPTINSN_SLOT_BYTES	(MAX_OPTINSN_SIZE * sizeof(kprobe_opcode_t))
 
 static struct kprobe_insn_cache kprobe_optinsn_slots = {
@@ -87,6 +103,8 @@ static struct kprobe_insn_cache kprobe_optinsn_slots = {
 	.sym = "kprobe_optinsn_page",
 	.slot_size = KPROBE_OPTINSN_SLOT_BYTES,
 	.nslots = PAGE_SIZE / KPROBE_OPTINSN_SLOT_BYTES,
+	.page_alloc = alloc_optinsn_page,
+	.page_free = free_optinsn_page,
 	.gc_work = __WORK_INITIALIZER(kprobe_optinsn_slots.gc_work,
 				      collect_garbage),
 };
@@ -104,7 +122,7 @@ static void free_page_work(struct work_struct *work)
 	struct kprobe_insn_page *kip =
 		container_of(to_rcu_work(work), struct kprobe_insn_page, free_work);
 
-	free_insn_page(kip->insns);
+	kip->cache->page_free(kip->insns);
 	kfree(kip);
 }
 
@@ -140,7 +158,7 @@ static kprobe_opcode_t *get_slot(struct kprobe_insn_cache *c)
 	kip = kzalloc(struct_size(kip, slots, c->nslots), GFP_KERNEL);
 	if (!kip)
 		goto out;
-	kip->insns = alloc_insn_page();
+	kip->insns = c->page_alloc();
 	if (!kip->insns) {
 		kfree(kip);
 		goto out;
