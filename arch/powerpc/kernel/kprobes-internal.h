@@ -27,7 +27,7 @@ extern const u32 optprobe_template_probe_addr[];
 extern const u32 optprobe_template_callback[];
 extern const u32 optprobe_template_end[];
 
-/* The buffer in the kernel text that slot pages are taken from first. */
+/* The buffer in the kernel text that detour pages are taken from first. */
 extern u32 optprobe_buffer[];
 extern u32 optprobe_buffer_end[];
 

@@ -17,6 +17,7 @@
 #include <asm/cputable.h>
 #include <asm/reg.h>
 
+#include "kprobes-internal.h"
 #include "kprobes_kunit.h"
 
 static int pre_hits, post_hits, fault_hits;
@@ -99,6 +100,20 @@ static int kpp_kind(const void *addr, bool *slot)
 	}
 	preempt_enable();
 	return kind;
+}
+
+/* The out-of-line slot of the site at @addr, or NULL. */
+static unsigned long kpp_slot(const void *addr)
+{
+	struct kprobe *site;
+	unsigned long slot = 0;
+
+	preempt_disable();
+	site = get_kprobe((void *)addr);
+	if (site)
+		slot = (unsigned long)site->ainsn.slot;
+	preempt_enable();
+	return slot;
 }
 
 static u32 kpp_flags(const void *addr)
@@ -234,6 +249,8 @@ static void test_single_step(struct kunit *test)
 	kpp_register(test, &kp, kpp_pvr, true);
 	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_STEP);
 	KUNIT_EXPECT_TRUE(test, slot);
+	/* A stepping slot needs no reach: the detours' buffer is not for it. */
+	KUNIT_EXPECT_FALSE(test, optprobe_in_buffer(kpp_slot(kp.addr)));
 
 	KUNIT_ASSERT_FALSE(test, irqs_disabled());
 	KUNIT_EXPECT_EQ(test, kpp_pvr(), (long)mfspr(SPRN_PVR));

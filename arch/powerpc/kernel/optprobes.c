@@ -16,9 +16,10 @@
  *   - it has no exception table entry: a fault in the detour could not be
  *     moved back to the probed address;
  *   - the detour is within branch range (+/-32 MiB) of the probe, both ways.
- *     Slot pages come from a buffer in the kernel text first (see
- *     alloc_insn_page()), in range of the kernel text; module text, and the
- *     kernel when that buffer is used up, keep their traps.
+ *     Detour pages come from a buffer in the kernel text first (see
+ *     alloc_optinsn_page()), in range of the kernel text; module text, and
+ *     the kernel when that buffer is used up, keep their traps.  Stepping
+ *     slots need no reach: they take no buffer page.
  *
  * The detour's callback runs the pre handlers with interrupts soft-masked,
  * as a trap would, with user access prevented as in an interrupt, and
@@ -66,14 +67,14 @@ static DECLARE_BITMAP(optprobe_buffer_used, BUFFER_MAX_PAGES);
  */
 
 /**
- * alloc_insn_page() - an executable page for instruction or detour slots
+ * alloc_optinsn_page() - an executable page for detour slots
  *
  * A page of the buffer in the kernel text, so that detours can be reached
  * by a branch from the kernel text, else any executable page.
  *
  * Return: the page, or NULL.
  */
-void *alloc_insn_page(void)
+void *alloc_optinsn_page(void)
 {
 	unsigned long i, n = min_t(unsigned long, BUFFER_PAGES, BUFFER_MAX_PAGES);
 
@@ -85,12 +86,12 @@ void *alloc_insn_page(void)
 }
 
 /**
- * free_insn_page() - give back a page from alloc_insn_page()
+ * free_optinsn_page() - give back a page from alloc_optinsn_page()
  * @page: the page
  *
  * A buffer page is filled with traps again before it can be reused.
  */
-void free_insn_page(void *page)
+void free_optinsn_page(void *page)
 {
 	u32 trap = PPC_RAW_TRAP();
 	unsigned long i;

@@ -9,7 +9,7 @@
 
 #include "kprobes-regs.S"
 
-/* 128 KiB of detours and slots, or a page if that is larger. */
+/* 128 KiB of detours, or a page if that is larger. */
 #if PAGE_SHIFT > 17
 #define OPTPROBE_BUFFER_SIZE	PAGE_SIZE
 #else
@@ -82,9 +82,9 @@ optprobe_template_end:
 	.popsection
 
 /*
- * Detours must be within branch range (+/-32 MiB) of the probed code: slot
+ * Detours must be within branch range (+/-32 MiB) of the probed code: their
  * pages are taken from this buffer in the kernel text first (see
- * alloc_insn_page()).  Never executed but by a detour; it is blacklisted.
+ * alloc_optinsn_page()).  Never executed but by a detour; it is blacklisted.
  */
 	.text
 	.balign	PAGE_SIZE
