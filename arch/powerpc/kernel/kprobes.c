@@ -172,6 +172,13 @@ int kprobe_classify(ppc_inst_t insn, struct instruction_op *op)
 	/* Opcode 0 is illegal (or "attn"): padding and data, not code. */
 	if (!word || is_trap(word) || !can_single_step(word))
 		return -EINVAL;
+	/*
+	 * bctar (opcode 19, XO 560) is a branch that analyse_instr() does not
+	 * know: stepped in the slot, it would leave for TAR, and the trace
+	 * interrupt would not be kprobes'.
+	 */
+	if (get_op(word) == 19 && get_xop(word) == 560)
+		return -EINVAL;
 
 	ret = kprobe_analyse(op, insn);
 

@@ -30,6 +30,6 @@ extern const u32 kpp_refused[];
 extern const u32 kpp_larx_addi[], kpp_larx_bne[];
 
 /* The words of kpp_refused, all refused with -EINVAL but the last one. */
-#define KPP_REFUSED_WORDS	19
+#define KPP_REFUSED_WORDS	20
 
 #endif /* _POWERPC_KERNEL_KPROBES_KUNIT_H */

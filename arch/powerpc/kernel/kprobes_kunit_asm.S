@@ -148,6 +148,7 @@ _GLOBAL(kpp_refused)
 	.long	0x7c7d03a6	/* mtspr AMR, r3 */
 	.long	0x7c7043a6	/* mtspr SPRG0, r3 */
 	.long	0x4c0002e4	/* stop */
+	.long	0x4e800460	/* bctar: a branch analyse_instr() does not know */
 	.long	0x00000000	/* not an instruction */
 	lbz	r3, PACAIRQSOFTMASK(r13)
 	stb	r3, PACAIRQSOFTMASK(r13)
