@@ -4,13 +4,13 @@
  * line (insn slots) and optimized probes' detours (optinsn slots).
  *
  * Each cache carves executable pages into fixed-size slots: the insn
- * cache's from alloc_insn_page(), the optinsn cache's from
- * alloc_optinsn_page(), which arches with a reach limit on detours only
- * override.  A slot freed "dirty" may still be executed by a CPU, or by a task
- * preempted in it (boosted copies and detours run preemptible), so it is
- * reused only after both an RCU and an RCU-tasks grace period.  That wait
- * runs in a worker: allocation never waits for it, it takes a clean slot or
- * a new page.
+ * cache's pages come from alloc_insn_page(), the optinsn cache's from
+ * alloc_optinsn_page(), which an arch overrides when its detours, unlike
+ * its other slots, must be within reach of the text.  A slot freed
+ * "dirty" may still be executed by a CPU, or by a task preempted in it
+ * (boosted copies and detours run preemptible), so it is reused only after
+ * both an RCU and an RCU-tasks grace period.  That wait runs in a worker:
+ * allocation never waits for it, it takes a clean slot or a new page.
  *
  * The page lists are RCU lists so that is_kprobe_insn_slot() and friends,
  * called by kernel_text_address() from any context, take no lock.
