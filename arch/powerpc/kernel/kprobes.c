@@ -813,9 +813,11 @@ int kprobe_handler(struct pt_regs *regs)
 
 	p = get_kprobe((kprobe_opcode_t *)addr);
 	if (!p) {
-		/* Detour slots are never probed: look there after the sites. */
-		if (optprobe_exit_trap(regs))
-			return 1;
+		/*
+		 * jprobe_return() first: two compares tell it from the rest,
+		 * while a trap whose offset in its page matches a detour's
+		 * exit costs optprobe_exit_trap() a walk of the slot pages.
+		 */
 		switch (jprobe_break(regs, addr)) {
 		case JPROBE_BREAK_RESUMED:
 			return 1;
@@ -823,8 +825,12 @@ int kprobe_handler(struct pt_regs *regs)
 			regs_set_return_ip(regs, addr + 4);
 			return 1;
 		default:
-			return kprobe_trap_gone(addr);
+			break;
 		}
+		/* Detour slots are never probed: look there after the sites. */
+		if (optprobe_exit_trap(regs))
+			return 1;
+		return kprobe_trap_gone(addr);
 	}
 	if (unlikely(p->ainsn.kind == KP_INSN_NONE))
 		return 0;
