@@ -86,8 +86,8 @@ static int kpp_try(const void *addr)
 	return ret;
 }
 
-/* The site at @addr: how its instruction runs, and whether it has a slot. */
-static int kpp_kind(const void *addr, bool *slot)
+/* The site at @addr: how its instruction runs, and its slot (0: none). */
+static int kpp_kind(const void *addr, unsigned long *slot)
 {
 	struct kprobe *site;
 	int kind = -1;
@@ -96,24 +96,10 @@ static int kpp_kind(const void *addr, bool *slot)
 	site = get_kprobe((void *)addr);
 	if (site) {
 		kind = site->ainsn.kind;
-		*slot = site->ainsn.slot;
+		*slot = (unsigned long)site->ainsn.slot;
 	}
 	preempt_enable();
 	return kind;
-}
-
-/* The out-of-line slot of the site at @addr, or NULL. */
-static unsigned long kpp_slot(const void *addr)
-{
-	struct kprobe *site;
-	unsigned long slot = 0;
-
-	preempt_disable();
-	site = get_kprobe((void *)addr);
-	if (site)
-		slot = (unsigned long)site->ainsn.slot;
-	preempt_enable();
-	return slot;
 }
 
 static u32 kpp_flags(const void *addr)
@@ -139,7 +125,7 @@ static void test_emulated(struct kunit *test)
 {
 	unsigned long add = (unsigned long)kpp_add;
 	struct kprobe kp;
-	bool slot = true;
+	unsigned long slot = 1;
 
 	kpp_register(test, &kp, kpp_add, true);
 	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_EMULATE);
@@ -197,7 +183,7 @@ static void test_emulated(struct kunit *test)
 static void test_stack_frame(struct kunit *test)
 {
 	struct kprobe kp;
-	bool slot = false;
+	unsigned long slot = 0;
 	int i;
 
 	kpp_register(test, &kp, kpp_big_frame_stdu, true);
@@ -244,13 +230,13 @@ static void test_single_step(struct kunit *test)
 	unsigned long pvr = (unsigned long)kpp_pvr;
 	unsigned long flags;
 	struct kprobe kp;
-	bool slot = false;
+	unsigned long slot = 0;
 
 	kpp_register(test, &kp, kpp_pvr, true);
 	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_STEP);
 	KUNIT_EXPECT_TRUE(test, slot);
 	/* A stepping slot needs no reach: the detours' buffer is not for it. */
-	KUNIT_EXPECT_FALSE(test, optprobe_in_buffer(kpp_slot(kp.addr)));
+	KUNIT_EXPECT_FALSE(test, optprobe_in_buffer(slot));
 
 	KUNIT_ASSERT_FALSE(test, irqs_disabled());
 	KUNIT_EXPECT_EQ(test, kpp_pvr(), (long)mfspr(SPRN_PVR));
