@@ -221,6 +221,36 @@ static void test_large_model_entry(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+static unsigned long ret_r0;
+
+static int ret_r0_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ret_r0 = regs->gpr[0];
+	return 0;
+}
+
+/*
+ * The kretprobe trampoline saves every register the function returned
+ * with before it uses one: its handlers and the caller see r0 as
+ * kpp_ret_r0() left it, not the trampoline's LR.
+ */
+static void test_kretprobe_r0(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpp_ret_r0,
+		.handler = ret_r0_handler,
+	};
+	long r0 = 0;
+
+	ret_r0 = 0;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpp_ret_r0_call(&r0), 7);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, ret_r0, 0x7e57);
+	KUNIT_EXPECT_EQ(test, r0, 0x7e57);
+}
+
 /*
  * What emulate_step() cannot do is single-stepped in a slot, interrupts
  * masked in between; the probed context's interrupt state is back after.
@@ -661,6 +691,7 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 #endif
 	KUNIT_CASE(test_stack_frame),
 	KUNIT_CASE(test_large_model_entry),
+	KUNIT_CASE(test_kretprobe_r0),
 	KUNIT_CASE(test_reservation),
 #ifdef CONFIG_OPTPROBES
 	KUNIT_CASE(test_optimized),

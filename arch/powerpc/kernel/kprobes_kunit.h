@@ -14,6 +14,8 @@ long kpp_call(long x);
 long kpp_big_frame(void);
 long kpp_large_gep(long x);
 long kpp_redzone(long x);
+long kpp_ret_r0(void);
+long kpp_ret_r0_call(long *r0);
 long kpp_pvr(void);
 long kpp_load(const long *p);
 long kpp_larx(long *p);

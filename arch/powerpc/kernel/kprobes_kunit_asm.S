@@ -82,6 +82,32 @@ kpp_redzone_li:
 	addi	r3, r3, 2
 	blr
 
+/*
+ * long kpp_ret_r0(void): 7, returning with r0 = 0x7e57, which a kretprobe
+ * must leave to its handlers and to the caller (volatile, but asm callers
+ * may agree on it)
+ */
+_GLOBAL(kpp_ret_r0)
+	li	r3, 7
+	li	r0, 0x7e57
+	blr
+
+/* long kpp_ret_r0_call(long *r0): kpp_ret_r0(), and r0 after it in *r0 */
+_GLOBAL(kpp_ret_r0_call)
+	mflr	r0
+	std	r0, 16(r1)
+	std	r31, -8(r1)
+	stdu	r1, -48(r1)
+	mr	r31, r3
+	li	r0, 0
+	bl	kpp_ret_r0
+	std	r0, 0(r31)
+	addi	r1, r1, 48
+	ld	r31, -8(r1)
+	ld	r0, 16(r1)
+	mtlr	r0
+	blr
+
 /* long kpp_pvr(void): the PVR, which emulate_step() does not read */
 _GLOBAL(kpp_pvr)
 	mfspr	r3, 287		/* SPRN_PVR */

@@ -12,21 +12,21 @@
 /*
  * A kretprobed function returns here: arch_prepare_kretprobe() replaced its
  * return address, so LR is this address and r1 the stack pointer the
- * function was entered with, which identifies the frame.  Like a called
- * function, store LR in the caller's LR save slot, where unwinders find the
- * trampoline and ask kretprobe_find_ret_addr() for the real return address
- * (the returned function did not save LR if it is a leaf).  Then build a
- * pt_regs of the registers the function returned with and let the generic
- * handler run the kretprobe handlers; it gives back the real return address,
- * where the caller resumes with the registers in pt_regs (a handler may
- * change the return value) and LR set, as after a blr.  No trap.
+ * function was entered with, which identifies the frame.  Build a pt_regs
+ * of the registers the function returned with (r0 too: nothing uses it
+ * before it is saved), and, like a called function, store LR in the
+ * caller's LR save slot, where unwinders find the trampoline and ask
+ * kretprobe_find_ret_addr() for the real return address (the returned
+ * function did not save LR if it is a leaf).  Then let the generic handler
+ * run the kretprobe handlers; it gives back the real return address, where
+ * the caller resumes with the registers in pt_regs (a handler may change
+ * the return value) and LR set, as after a blr.  No trap.
  */
 _GLOBAL(__kretprobe_trampoline)
-	mflr	r0
-	PPC_STL	r0, LRSAVE(r1)
 	kprobe_save_regs
 	PPC_LL	r0, _LINK(r1)
 	PPC_STL	r0, _NIP(r1)
+	PPC_STL	r0, INT_FRAME_SIZE + LRSAVE(r1)
 #ifdef CONFIG_PPC64
 	LOAD_PACA_TOC()
 #endif
