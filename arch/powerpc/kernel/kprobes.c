@@ -29,7 +29,8 @@
  * at each hit, forever), moves to the SPRs the interrupt entry
  * and exit paths use (SRR0/1, SPRGs, AMR, ...), power saving, and
  * PC-relative (prefixed, R=1) loads and stores, which could only be
- * emulated, with nothing to fall back on if that fails.
+ * emulated, with nothing to fall back on if that fails, and the words of a
+ * hard-disabled window (below).
  *
  * A probe hit while another one is handled on this CPU (a handler calls
  * probed code) runs no handler: the hit is counted as missed and the
@@ -305,6 +306,141 @@ static bool kprobe_in_reservation(unsigned long addr)
 	return false;
 }
 
+#ifdef CONFIG_PPC64
+/*
+ * Hard-disabled windows.  With MSR_EE clear, the paca must say why: the
+ * soft mask disabled and PACA_IRQ_HARD_DIS set.  The code that moves
+ * between the two states has short stretches where it does not:
+ *
+ *	hard_irq_disable():		mtmsrd (EE off); soft mask := disabled;
+ *					irq_happened |= PACA_IRQ_HARD_DIS
+ *	arch_local_irq_restore()'s end:	soft mask := enabled;
+ *					irq_happened := 0; mtmsrd (EE on)
+ *
+ * A trap there is a synchronous interrupt that the interrupt entry does
+ * not expect: with PACA_IRQ_HARD_DIS clear it turns MSR_EE on for the
+ * handler (INT_SOFT_MASK_BUG_ON() under PPC_IRQ_SOFT_MASK_DEBUG), and an
+ * interrupt taken then sets bits of irq_happened that the window's
+ * read-modify-write of it overwrites (a lost decrementer or doorbell); a
+ * context soft-enabled with MSR_EE clear warns on the return.  Such
+ * words are refused: looking back from the probed word, then at it and
+ * ahead, in straight-line code (a conditional branch is passed over, a
+ * call or an unconditional branch ends the run):
+ *
+ *	an mtmsrd (or wrtee[i]) before it, then a store to irq_happened;
+ *	a store to the soft mask or irq_happened before it, then an mtmsrd.
+ *
+ * Whether an mtmsrd turns EE on or off is not decoded: a few words next
+ * to a hard_irq_disable() after a local_irq_disable() are refused too.  A
+ * window across a call is not seen: prep_irq_for_idle() returns into one
+ * that ends in the idle instruction or hypervisor call (those are not
+ * probed: power saving instructions, plpar_hcall_norets_notrace()).
+ */
+#define KP_MSR_SCAN_WORDS	16
+
+enum kprobe_irq_word {
+	KP_IRQ_OTHER,
+	KP_IRQ_END,		/* a call or an unconditional branch */
+	KP_IRQ_MSR,		/* mtmsrd (L=1), mtmsr, wrtee, wrteei */
+	KP_IRQ_SOFT_MASK,	/* a store to paca->irq_soft_mask */
+	KP_IRQ_HAPPENED,	/* a store to paca->irq_happened */
+};
+
+static bool kprobe_paca_field(const struct instruction_op *op, u32 word,
+			      unsigned long field)
+{
+	/* kprobe_analyse() ran with r13 = 0: the address is the offset. */
+	return get_op(word) == 31 ||
+	       (op->ea <= field && field < op->ea + GETSIZE(op->type));
+}
+
+static enum kprobe_irq_word kprobe_irq_word(unsigned long pos)
+{
+	struct instruction_op op;
+	u32 word;
+
+	if (kprobe_orig_word(pos, &word))
+		return KP_IRQ_END;
+	switch (get_op(word)) {
+	case 18:				/* b, bl */
+		return KP_IRQ_END;
+	case 19:				/* bclr, bcctr, bctar */
+		if (get_xop(word) != 16 && get_xop(word) != 528 &&
+		    get_xop(word) != 560)
+			return KP_IRQ_OTHER;
+		fallthrough;
+	case 16:				/* bc */
+		/* A call, or BO "branch always"; else passed over. */
+		if ((word & 1) || ((word >> 21) & 0x14) == 0x14)
+			return KP_IRQ_END;
+		return KP_IRQ_OTHER;
+	case 31:
+		switch (get_xop(word)) {
+		case 178:			/* mtmsrd */
+		case 146:			/* mtmsr */
+		case 131:			/* wrtee */
+		case 163:			/* wrteei */
+			return KP_IRQ_MSR;
+		}
+		break;
+	}
+	if (((word >> 16) & 0x1f) != 13)
+		return KP_IRQ_OTHER;
+	kprobe_analyse(&op, ppc_inst(word));
+	if (GETTYPE(op.type) != STORE)
+		return KP_IRQ_OTHER;
+	if (kprobe_paca_field(&op, word,
+			      offsetof(struct paca_struct, irq_happened)))
+		return KP_IRQ_HAPPENED;
+	if (kprobe_paca_field(&op, word,
+			      offsetof(struct paca_struct, irq_soft_mask)))
+		return KP_IRQ_SOFT_MASK;
+	return KP_IRQ_OTHER;
+}
+
+/*
+ * Scan from @pos by @step words for one of the kinds in the mask @want,
+ * passing over those in @skip; anything else that is not KP_IRQ_OTHER, or
+ * KP_MSR_SCAN_WORDS words, ends the scan.
+ */
+static bool kprobe_irq_scan(unsigned long pos, long step, unsigned int want,
+			    unsigned int skip)
+{
+	enum kprobe_irq_word kind;
+	int n;
+
+	for (n = 0; n < KP_MSR_SCAN_WORDS; n++, pos += step) {
+		kind = kprobe_irq_word(pos);
+		if (BIT(kind) & want)
+			return true;
+		if (kind != KP_IRQ_OTHER && !(BIT(kind) & skip))
+			return false;
+	}
+	return false;
+}
+
+static bool kprobe_in_hard_disabled(unsigned long addr)
+{
+	const long w = sizeof(u32);
+	const unsigned int store = BIT(KP_IRQ_SOFT_MASK) | BIT(KP_IRQ_HAPPENED);
+
+	/* EE turned off, irq_happened not written yet. */
+	if (kprobe_irq_scan(addr - w, -w, BIT(KP_IRQ_MSR),
+			    BIT(KP_IRQ_SOFT_MASK)) &&
+	    kprobe_irq_scan(addr, w, BIT(KP_IRQ_HAPPENED),
+			    BIT(KP_IRQ_SOFT_MASK)))
+		return true;
+	/* The paca says enabled, EE not turned on yet. */
+	return kprobe_irq_scan(addr - w, -w, store, 0) &&
+	       kprobe_irq_scan(addr, w, BIT(KP_IRQ_MSR), store);
+}
+#else
+static bool kprobe_in_hard_disabled(unsigned long addr)
+{
+	return false;
+}
+#endif
+
 /**
  * arch_prepare_kprobe() - decode a probed instruction, prepare its execution
  * @p: the site
@@ -329,7 +465,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	kind = kprobe_classify(insn, &op);
 	if (kind < 0)
 		return kind;
-	if (kprobe_in_reservation(addr))
+	if (kprobe_in_reservation(addr) || kprobe_in_hard_disabled(addr))
 		return -EINVAL;
 
 	memset(asi, 0, sizeof(*asi));

@@ -10,11 +10,15 @@
  */
 #include <kunit/test.h>
 #include <linux/irqflags.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <asm/code-patching.h>
 #include <asm/cputable.h>
+#include <asm/disassemble.h>
+#include <asm/paca.h>
 #include <asm/reg.h>
 
 #include "kprobes-internal.h"
@@ -444,6 +448,48 @@ static void test_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpp_try((void *)kpp_add + 1), -EILSEQ);
 }
 
+#ifdef CONFIG_PPC64
+/*
+ * Hard-disabled windows (MSR_EE clear, the paca not saying so yet or any
+ * more): a trap there would run its handler with MSR_EE set, or return
+ * with a warning.  Refused, in kpp_hard_window and in the build's own
+ * arch_local_irq_restore(), whose every store to irq_happened is in one.
+ */
+static void test_hard_disabled(struct kunit *test)
+{
+	/* kpp_hard_window: 0 probed, 1 refused as in a window or for itself. */
+	static const u8 refused[KPP_HARD_WINDOW_WORDS] = {
+		0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0,
+	};
+	const unsigned long happened = offsetof(struct paca_struct,
+						irq_happened);
+	unsigned long pos = ppc_function_entry(arch_local_irq_restore);
+	char name[KSYM_NAME_LEN];
+	int i, stores = 0;
+	u32 word;
+
+	for (i = 0; i < KPP_HARD_WINDOW_WORDS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, kpp_try(&kpp_hard_window[i]),
+				    refused[i] ? -EINVAL : 0, "word %d: %08x",
+				    i, kpp_hard_window[i]);
+
+	for (;; pos += sizeof(u32)) {
+		snprintf(name, sizeof(name), "%ps", (void *)pos);
+		if (strcmp(name, "arch_local_irq_restore"))
+			break;
+		word = *(u32 *)pos;
+		/* stb rS, irq_happened(r13) */
+		if (get_op(word) != 38 || ((word >> 16) & 0x1f) != 13 ||
+		    (word & 0xffff) != happened)
+			continue;
+		stores++;
+		KUNIT_EXPECT_EQ_MSG(test, kpp_try((void *)pos), -EINVAL,
+				    "%pS", (void *)pos);
+	}
+	KUNIT_EXPECT_GE(test, stores, 2);
+}
+#endif
+
 /*
  * The C functions of a probe's own trap, where a probe would trap again, and
  * the exit functions that end with MSR_RI clear.
@@ -685,6 +731,9 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	KUNIT_CASE(test_reentry),
 	KUNIT_CASE(test_prefixed),
 	KUNIT_CASE(test_refused),
+#ifdef CONFIG_PPC64
+	KUNIT_CASE(test_hard_disabled),
+#endif
 	KUNIT_CASE(test_trap_path_refused),
 #ifdef CONFIG_PPC_BOOK3S_64
 	KUNIT_CASE(test_interrupt_code_refused),

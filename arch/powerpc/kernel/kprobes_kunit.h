@@ -29,9 +29,13 @@ extern const u32 kpp_call_blr[];
 extern const u32 kpp_big_frame_stdu[];
 extern const u32 kpp_redzone_li[];
 extern const u32 kpp_refused[];
+extern const u32 kpp_hard_window[];
 extern const u32 kpp_larx_addi[], kpp_larx_bne[];
 
 /* The words of kpp_refused, all refused with -EINVAL but the last one. */
 #define KPP_REFUSED_WORDS	20
+
+/* The words of kpp_hard_window. */
+#define KPP_HARD_WINDOW_WORDS	18
 
 #endif /* _POWERPC_KERNEL_KPROBES_KUNIT_H */

@@ -158,6 +158,32 @@ _GLOBAL(kpp_pcrel_load)
 	.long	0xe4600000
 	blr
 
+/*
+ * Never executed: a hard_irq_disable(), then the end of an
+ * arch_local_irq_restore(), as GCC writes them.  The words between the
+ * mtmsrd and the paca stores are in hard-disabled windows (the test's
+ * table says which).
+ */
+_GLOBAL(kpp_hard_window)
+	addi	r3, r3, 1
+	li	r9, 2
+	mtmsrd	r9, 1
+	li	r10, 3
+	stb	r10, PACAIRQSOFTMASK(r13)
+	lbz	r9, PACAIRQHAPPENED(r13)
+	ori	r9, r9, 1
+	stb	r9, PACAIRQHAPPENED(r13)
+	addi	r3, r3, 1
+	b	1f
+1:	li	r9, 0
+	stb	r9, PACAIRQSOFTMASK(r13)
+	li	r10, 0
+	stb	r9, PACAIRQHAPPENED(r13)
+	ori	r10, r10, 0x8002
+	mtmsrd	r10, 1
+	addi	r3, r3, 1
+	blr
+
 /* Instructions that must not be probed, never executed. */
 _GLOBAL(kpp_refused)
 	.long	0x7c600164	/* mtmsrd r3 */
