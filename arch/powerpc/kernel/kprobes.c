@@ -324,23 +324,27 @@ static bool kprobe_in_reservation(unsigned long addr)
  * read-modify-write of it overwrites (a lost decrementer or doorbell); a
  * context soft-enabled with MSR_EE clear warns on the return.  Such
  * words are refused: looking back from the probed word, then at it and
- * ahead, in straight-line code (a conditional branch is passed over, a
- * call or an unconditional branch ends the run):
+ * ahead, in straight-line code (conditional branches and calls are passed
+ * over, an unconditional branch or a return ends the run):
  *
  *	an mtmsrd (or wrtee[i]) before it, then a store to irq_happened;
- *	a store to the soft mask or irq_happened before it, then an mtmsrd.
+ *	a store to the soft mask or irq_happened before it, then an mtmsrd;
+ *	an mtmsrd before it and one after it, and no store to irq_happened
+ *	(ppc64_runlatch_off(): mtmsrd, a call, mtmsrd).
  *
  * Whether an mtmsrd turns EE on or off is not decoded: a few words next
- * to a hard_irq_disable() after a local_irq_disable() are refused too.  A
- * window across a call is not seen: prep_irq_for_idle() returns into one
- * that ends in the idle instruction or hypervisor call (those are not
- * probed: power saving instructions, plpar_hcall_norets_notrace()).
+ * to a hard_irq_disable() after a local_irq_disable() are refused too.
+ * The functions that run inside a window, and those that
+ * prep_irq_for_idle() returns to, soft-enabled and hard-disabled until
+ * their idle instruction or hypervisor call, are blacklisted by name
+ * (kprobe_irq_window[]).
  */
 #define KP_MSR_SCAN_WORDS	16
 
 enum kprobe_irq_word {
 	KP_IRQ_OTHER,
-	KP_IRQ_END,		/* a call or an unconditional branch */
+	KP_IRQ_END,		/* an unconditional branch or a return */
+	KP_IRQ_CALL,		/* a branch and link */
 	KP_IRQ_MSR,		/* mtmsrd (L=1), mtmsr, wrtee, wrteei */
 	KP_IRQ_SOFT_MASK,	/* a store to paca->irq_soft_mask */
 	KP_IRQ_HAPPENED,	/* a store to paca->irq_happened */
@@ -363,15 +367,17 @@ static enum kprobe_irq_word kprobe_irq_word(unsigned long pos)
 		return KP_IRQ_END;
 	switch (get_op(word)) {
 	case 18:				/* b, bl */
-		return KP_IRQ_END;
+		return (word & 1) ? KP_IRQ_CALL : KP_IRQ_END;
 	case 19:				/* bclr, bcctr, bctar */
 		if (get_xop(word) != 16 && get_xop(word) != 528 &&
 		    get_xop(word) != 560)
 			return KP_IRQ_OTHER;
 		fallthrough;
 	case 16:				/* bc */
-		/* A call, or BO "branch always"; else passed over. */
-		if ((word & 1) || ((word >> 21) & 0x14) == 0x14)
+		if (word & 1)
+			return KP_IRQ_CALL;
+		/* BO "branch always"; else it may not be taken. */
+		if (((word >> 21) & 0x14) == 0x14)
 			return KP_IRQ_END;
 		return KP_IRQ_OTHER;
 	case 31:
@@ -400,8 +406,8 @@ static enum kprobe_irq_word kprobe_irq_word(unsigned long pos)
 
 /*
  * Scan from @pos by @step words for one of the kinds in the mask @want,
- * passing over those in @skip; anything else that is not KP_IRQ_OTHER, or
- * KP_MSR_SCAN_WORDS words, ends the scan.
+ * passing over calls and those in @skip; anything else that is not
+ * KP_IRQ_OTHER, or KP_MSR_SCAN_WORDS words, ends the scan.
  */
 static bool kprobe_irq_scan(unsigned long pos, long step, unsigned int want,
 			    unsigned int skip)
@@ -409,11 +415,12 @@ static bool kprobe_irq_scan(unsigned long pos, long step, unsigned int want,
 	enum kprobe_irq_word kind;
 	int n;
 
+	skip |= BIT(KP_IRQ_OTHER) | BIT(KP_IRQ_CALL);
 	for (n = 0; n < KP_MSR_SCAN_WORDS; n++, pos += step) {
 		kind = kprobe_irq_word(pos);
 		if (BIT(kind) & want)
 			return true;
-		if (kind != KP_IRQ_OTHER && !(BIT(kind) & skip))
+		if (!(BIT(kind) & skip))
 			return false;
 	}
 	return false;
@@ -422,13 +429,13 @@ static bool kprobe_irq_scan(unsigned long pos, long step, unsigned int want,
 static bool kprobe_in_hard_disabled(unsigned long addr)
 {
 	const long w = sizeof(u32);
-	const unsigned int store = BIT(KP_IRQ_SOFT_MASK) | BIT(KP_IRQ_HAPPENED);
+	const unsigned int mask = BIT(KP_IRQ_SOFT_MASK);
+	const unsigned int store = mask | BIT(KP_IRQ_HAPPENED);
 
-	/* EE turned off, irq_happened not written yet. */
-	if (kprobe_irq_scan(addr - w, -w, BIT(KP_IRQ_MSR),
-			    BIT(KP_IRQ_SOFT_MASK)) &&
-	    kprobe_irq_scan(addr, w, BIT(KP_IRQ_HAPPENED),
-			    BIT(KP_IRQ_SOFT_MASK)))
+	/* EE turned off, irq_happened not written before EE changes again. */
+	if (kprobe_irq_scan(addr - w, -w, BIT(KP_IRQ_MSR), mask) &&
+	    kprobe_irq_scan(addr, w, BIT(KP_IRQ_HAPPENED) | BIT(KP_IRQ_MSR),
+			    mask))
 		return true;
 	/* The paca says enabled, EE not turned on yet. */
 	return kprobe_irq_scan(addr - w, -w, store, 0) &&
@@ -727,6 +734,22 @@ static const char *const kprobe_ftrace_entry[] __initconst = {
 	"livepatch_handler",
 };
 
+/*
+ * Hard-disabled windows across calls (see kprobe_in_hard_disabled()): the
+ * runlatch writes, called between the two mtmsrd of ppc64_runlatch_on()
+ * and _off(), and the callers of prep_irq_for_idle(), which go on
+ * soft-enabled with MSR_EE clear until the idle instruction or hypervisor
+ * call turns it on.  Its cpuidle caller, check_and_cede_processor(), is
+ * __cpuidle, in the noinstr text the core refuses.
+ */
+static const char *const kprobe_irq_window[] __initconst = {
+	"__ppc64_runlatch_on",
+	"__ppc64_runlatch_off",
+	"pseries_lpar_idle",
+	"power4_idle",
+	"cbe_power_save",
+};
+
 static int __init kprobe_blacklist_names(const char *const *names, int n)
 {
 	unsigned long addr;
@@ -746,7 +769,8 @@ static int __init kprobe_blacklist_names(const char *const *names, int n)
  *	must never be probed
  *
  * The interrupt code at the start of the kernel text, the functions of the
- * trap path, the rest of ftrace's entry code and the detour buffer.
+ * trap path, the rest of ftrace's entry code, the functions in or after
+ * hard-disabled windows and the detour buffer.
  *
  * Return: 0 or -errno.
  */
@@ -760,6 +784,8 @@ int __init arch_populate_kprobe_blacklist(void)
 					    ARRAY_SIZE(kprobe_trap_path));
 	ret = ret ?: kprobe_blacklist_names(kprobe_ftrace_entry,
 					    ARRAY_SIZE(kprobe_ftrace_entry));
+	ret = ret ?: kprobe_blacklist_names(kprobe_irq_window,
+					    ARRAY_SIZE(kprobe_irq_window));
 	return ret ?: optprobe_populate_blacklist();
 }
 

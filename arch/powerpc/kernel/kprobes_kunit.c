@@ -453,19 +453,29 @@ static void test_refused(struct kunit *test)
  * Hard-disabled windows (MSR_EE clear, the paca not saying so yet or any
  * more): a trap there would run its handler with MSR_EE set, or return
  * with a warning.  Refused, in kpp_hard_window and in the build's own
- * arch_local_irq_restore(), whose every store to irq_happened is in one.
+ * arch_local_irq_restore(), whose every store to irq_happened is in one;
+ * the functions called in one, or returned to in one, by name.
  */
 static void test_hard_disabled(struct kunit *test)
 {
 	/* kpp_hard_window: 0 probed, 1 refused as in a window or for itself. */
 	static const u8 refused[KPP_HARD_WINDOW_WORDS] = {
 		0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0,
+		0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0,
 	};
+	static const char * const names[] = {
+		"__ppc64_runlatch_on",
+		"__ppc64_runlatch_off",
+#ifdef CONFIG_PPC_PSERIES
+		"pseries_lpar_idle",
+#endif
+	};
+	struct kprobe kp;
 	const unsigned long happened = offsetof(struct paca_struct,
 						irq_happened);
 	unsigned long pos = ppc_function_entry(arch_local_irq_restore);
 	char name[KSYM_NAME_LEN];
-	int i, stores = 0;
+	int i, ret, stores = 0;
 	u32 word;
 
 	for (i = 0; i < KPP_HARD_WINDOW_WORDS; i++)
@@ -487,6 +497,16 @@ static void test_hard_disabled(struct kunit *test)
 				    "%pS", (void *)pos);
 	}
 	KUNIT_EXPECT_GE(test, stores, 2);
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.symbol_name = names[i];
+		kp.pre_handler = count_pre;
+		ret = register_kprobe(&kp);
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s", names[i]);
+	}
 }
 #endif
 

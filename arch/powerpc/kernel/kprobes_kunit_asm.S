@@ -159,8 +159,8 @@ _GLOBAL(kpp_pcrel_load)
 	blr
 
 /*
- * Never executed: a hard_irq_disable(), then the end of an
- * arch_local_irq_restore(), as GCC writes them.  The words between the
+ * Never executed: a hard_irq_disable(), the end of an
+ * arch_local_irq_restore() and a ppc64_runlatch_off(), as GCC writes them.  The words between the
  * mtmsrd and the paca stores are in hard-disabled windows (the test's
  * table says which).
  */
@@ -182,6 +182,18 @@ _GLOBAL(kpp_hard_window)
 	ori	r10, r10, 0x8002
 	mtmsrd	r10, 1
 	addi	r3, r3, 1
+	blr
+	/* ppc64_runlatch_off(): a window across a call */
+	li	r9, 2
+	mtmsrd	r9, 1
+	bl	kpp_add
+	lbz	r9, PACAIRQHAPPENED(r13)
+	andi.	r9, r9, 1
+	bne	2f
+	li	r9, 0
+	ori	r9, r9, 0x8002
+	mtmsrd	r9, 1
+2:	addi	r3, r3, 1
 	blr
 
 /* Instructions that must not be probed, never executed. */
