@@ -170,8 +170,18 @@ int kprobe_classify(ppc_inst_t insn, struct instruction_op *op)
 	u32 word = ppc_inst_val(insn);
 	int ret;
 
-	/* Opcode 0 is illegal (or "attn"): padding and data, not code. */
-	if (!word || is_trap(word) || !can_single_step(word))
+	/*
+	 * Data, not code.  GCC puts its jump tables in the text after their
+	 * bctr: words that are offsets from the table, multiples of 4, of
+	 * -1 MiB to 64 MiB.  A trap over one sends the switch to the trap's
+	 * value added to the table's address.  The positive ones have opcode
+	 * 0, illegal (or "attn"), as has padding; the negative ones are
+	 * opcode 63 on f31 and f16-f31 with Rc clear, an FP instruction that
+	 * no kernel C code has (it is soft-float).
+	 */
+	if (!get_op(word) || (word >= 0xfff00000 && !(word & 3)))
+		return -EINVAL;
+	if (is_trap(word) || !can_single_step(word))
 		return -EINVAL;
 	/*
 	 * bctar (opcode 19, XO 560) is a branch that analyse_instr() does not

@@ -33,7 +33,7 @@ extern const u32 kpp_hard_window[];
 extern const u32 kpp_larx_addi[], kpp_larx_bne[];
 
 /* The words of kpp_refused, all refused with -EINVAL but the last one. */
-#define KPP_REFUSED_WORDS	20
+#define KPP_REFUSED_WORDS	22
 
 /* The words of kpp_hard_window. */
 #define KPP_HARD_WINDOW_WORDS	29

@@ -214,6 +214,8 @@ _GLOBAL(kpp_refused)
 	.long	0x4c0002e4	/* stop */
 	.long	0x4e800460	/* bctar: a branch analyse_instr() does not know */
 	.long	0x00000000	/* not an instruction */
+	.long	0x00000028	/* a jump table's entry */
+	.long	0xffffff80	/* a negative one, -128 (opcode 63) */
 	lbz	r3, PACAIRQSOFTMASK(r13)
 	stb	r3, PACAIRQSOFTMASK(r13)
 	lbzx	r3, r13, r4
