@@ -355,7 +355,7 @@ enum kprobe_irq_word {
 	KP_IRQ_OTHER,
 	KP_IRQ_END,		/* an unconditional branch or a return */
 	KP_IRQ_CALL,		/* a branch and link */
-	KP_IRQ_MSR,		/* mtmsrd (L=1), mtmsr, wrtee, wrteei */
+	KP_IRQ_MSR,		/* mtmsrd, mtmsr, wrtee, wrteei */
 	KP_IRQ_SOFT_MASK,	/* a store to paca->irq_soft_mask */
 	KP_IRQ_HAPPENED,	/* a store to paca->irq_happened */
 };
@@ -366,6 +366,24 @@ static bool kprobe_paca_field(const struct instruction_op *op, u32 word,
 	/* kprobe_analyse() ran with r13 = 0: the address is the offset. */
 	return get_op(word) == 31 ||
 	       (op->ea <= field && field < op->ea + GETSIZE(op->type));
+}
+
+/*
+ * stb or stbu to a paca field's offset from a register other than r13:
+ * taken for a copy of r13 (KASAN's builds keep one across the check's
+ * call before each access).
+ */
+static enum kprobe_irq_word kprobe_irq_byte_store(u32 word)
+{
+	unsigned int d = word & 0xffff;
+
+	if (get_op(word) != 38 && get_op(word) != 39)
+		return KP_IRQ_OTHER;
+	if (d == offsetof(struct paca_struct, irq_happened))
+		return KP_IRQ_HAPPENED;
+	if (d == offsetof(struct paca_struct, irq_soft_mask))
+		return KP_IRQ_SOFT_MASK;
+	return KP_IRQ_OTHER;
 }
 
 static enum kprobe_irq_word kprobe_irq_word(unsigned long pos)
@@ -401,7 +419,7 @@ static enum kprobe_irq_word kprobe_irq_word(unsigned long pos)
 		break;
 	}
 	if (((word >> 16) & 0x1f) != 13)
-		return KP_IRQ_OTHER;
+		return kprobe_irq_byte_store(word);
 	kprobe_analyse(&op, ppc_inst(word));
 	if (GETTYPE(op.type) != STORE)
 		return KP_IRQ_OTHER;

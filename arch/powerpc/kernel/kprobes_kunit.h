@@ -36,6 +36,6 @@ extern const u32 kpp_larx_addi[], kpp_larx_bne[];
 #define KPP_REFUSED_WORDS	22
 
 /* The words of kpp_hard_window. */
-#define KPP_HARD_WINDOW_WORDS	29
+#define KPP_HARD_WINDOW_WORDS	39
 
 #endif /* _POWERPC_KERNEL_KPROBES_KUNIT_H */

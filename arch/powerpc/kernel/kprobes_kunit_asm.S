@@ -160,7 +160,8 @@ _GLOBAL(kpp_pcrel_load)
 
 /*
  * Never executed: a hard_irq_disable(), the end of an
- * arch_local_irq_restore() and a ppc64_runlatch_off(), as GCC writes them.  The words between the
+ * arch_local_irq_restore(), a ppc64_runlatch_off() and a hard_irq_disable()
+ * of a KASAN build, as GCC writes them.  The words between the
  * mtmsrd and the paca stores are in hard-disabled windows (the test's
  * table says which).
  */
@@ -194,6 +195,17 @@ _GLOBAL(kpp_hard_window)
 	ori	r9, r9, 0x8002
 	mtmsrd	r9, 1
 2:	addi	r3, r3, 1
+	blr
+	/* hard_irq_disable() under KASAN: the paca through a copy of r13 */
+	li	r9, 2
+	mtmsrd	r9, 1
+	mr	r31, r13
+	bl	kpp_add
+	lbz	r9, PACAIRQHAPPENED(r31)
+	ori	r9, r9, 1
+	stb	r9, PACAIRQHAPPENED(r31)
+	b	3f
+3:	addi	r3, r3, 1
 	blr
 
 /* Instructions that must not be probed, never executed. */
