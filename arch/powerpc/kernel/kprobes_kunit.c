@@ -90,6 +90,21 @@ static int kpp_try(const void *addr)
 	return ret;
 }
 
+/* The same at the symbol @name plus @offset. */
+static int kpp_try_sym(const char *name, unsigned int offset)
+{
+	struct kprobe kp = {
+		.symbol_name = name,
+		.offset = offset,
+		.pre_handler = count_pre,
+	};
+	int ret = register_kprobe(&kp);
+
+	if (!ret)
+		unregister_kprobe(&kp);
+	return ret;
+}
+
 /* The site at @addr: how its instruction runs, and its slot (0: none). */
 static int kpp_kind(const void *addr, unsigned long *slot)
 {
@@ -471,12 +486,11 @@ static void test_hard_disabled(struct kunit *test)
 		"pseries_lpar_idle",
 #endif
 	};
-	struct kprobe kp;
 	const unsigned long happened = offsetof(struct paca_struct,
 						irq_happened);
 	unsigned long pos = ppc_function_entry(arch_local_irq_restore);
 	char name[KSYM_NAME_LEN];
-	int i, ret, stores = 0;
+	int i, stores = 0;
 	u32 word;
 
 	for (i = 0; i < KPP_HARD_WINDOW_WORDS; i++)
@@ -498,15 +512,9 @@ static void test_hard_disabled(struct kunit *test)
 	}
 	KUNIT_EXPECT_GE(test, stores, 2);
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		memset(&kp, 0, sizeof(kp));
-		kp.symbol_name = names[i];
-		kp.pre_handler = count_pre;
-		ret = register_kprobe(&kp);
-		if (!ret)
-			unregister_kprobe(&kp);
-		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s", names[i]);
-	}
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_EQ_MSG(test, kpp_try_sym(names[i], 0), -EINVAL, "%s",
+				    names[i]);
 }
 #endif
 
@@ -528,18 +536,11 @@ static void test_trap_path_refused(struct kunit *test)
 		"interrupt_exit_user_prepare",
 		"interrupt_exit_user_restart",
 	};
-	struct kprobe kp;
-	int i, ret;
+	int i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		memset(&kp, 0, sizeof(kp));
-		kp.symbol_name = names[i];
-		kp.pre_handler = count_pre;
-		ret = register_kprobe(&kp);
-		if (!ret)
-			unregister_kprobe(&kp);
-		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s", names[i]);
-	}
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_EQ_MSG(test, kpp_try_sym(names[i], 0), -EINVAL, "%s",
+				    names[i]);
 }
 
 #ifdef CONFIG_PPC_BOOK3S_64
@@ -577,20 +578,13 @@ static void test_interrupt_code_refused(struct kunit *test)
 		{ "plpar_hcall_norets_notrace", 0 },
 #endif
 	};
-	struct kprobe kp;
-	int i, ret;
+	int i;
 
-	for (i = 0; i < ARRAY_SIZE(sites); i++) {
-		memset(&kp, 0, sizeof(kp));
-		kp.symbol_name = sites[i].name;
-		kp.offset = sites[i].offset;
-		kp.pre_handler = count_pre;
-		ret = register_kprobe(&kp);
-		if (!ret)
-			unregister_kprobe(&kp);
-		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "%s+%u", sites[i].name,
+	for (i = 0; i < ARRAY_SIZE(sites); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kpp_try_sym(sites[i].name, sites[i].offset),
+				    -EINVAL, "%s+%u", sites[i].name,
 				    sites[i].offset);
-	}
 }
 #endif
 
