@@ -1142,9 +1142,10 @@ NOKPROBE_SYMBOL(kprobe_post_handler);
 /**
  * kprobe_fault_handler() - a page fault while a probe runs on this CPU
  * @regs: the registers at the fault
- * @trapnr: the signal the fault would raise (SIGSEGV)
+ * @trapnr: the signal the fault would raise (SIGSEGV, or SIGBUS)
  *
- * Called from do_page_fault().  A fault of a stepped copy is moved back to
+ * Called from do_page_fault(), and for a kernel fault from the bad segment
+ * and alignment handlers.  A fault of a stepped copy is moved back to
  * the probed address, with the probed context's interrupt state, as if the
  * original instruction had faulted, and offered to the site's fault
  * handlers; the kernel then handles it there (the exception table entry of

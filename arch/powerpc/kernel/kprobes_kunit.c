@@ -312,9 +312,11 @@ static void test_single_step(struct kunit *test)
 /*
  * A load that faults is not emulated but stepped; the fault of the copy is
  * moved back to the probed address, where the exception table fixes it.
+ * So too when the copy's fault is an alignment interrupt's.
  */
 static void test_fault_fixup(struct kunit *test)
 {
+	const u32 word = 0x4243;
 	const long data = 4242;
 	const long *bad;
 	struct kprobe kp;
@@ -340,6 +342,20 @@ static void test_fault_fixup(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpp_load(bad), -EFAULT);
 	KUNIT_EXPECT_EQ(test, kpp_load(&data), data);
 	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, fault_hits, 1);
+	unregister_kprobe(&kp);
+
+	/*
+	 * The same through an alignment interrupt that fix_alignment()
+	 * cannot fix: lmw (little-endian) of the guard page.
+	 */
+	KUNIT_EXPECT_EQ(test, kpp_lmw(&word), word);
+	KUNIT_EXPECT_EQ(test, kpp_lmw((const u32 *)bad), -EFAULT);
+	kpp_register(test, &kp, (char *)kpp_lmw + 4, true);
+	KUNIT_EXPECT_EQ(test, kpp_lmw(&word), word);
+	KUNIT_EXPECT_EQ(test, kpp_lmw((const u32 *)bad), -EFAULT);
+	KUNIT_EXPECT_EQ(test, pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	KUNIT_EXPECT_EQ(test, fault_hits, 1);
 	unregister_kprobe(&kp);
 	vfree(buf);

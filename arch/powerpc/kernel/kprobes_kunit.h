@@ -18,6 +18,7 @@ long kpp_ret_r0(void);
 long kpp_ret_r0_call(long *r0);
 long kpp_pvr(void);
 long kpp_load(const long *p);
+long kpp_lmw(const u32 *p);
 long kpp_larx(long *p);
 long kpp_prefixed(long x);
 long kpp_pcrel(void);

@@ -121,6 +121,23 @@ _GLOBAL(kpp_load)
 	blr
 	EX_TABLE(1b, 2b)
 
+/*
+ * long kpp_lmw(const u32 *p): *p by lmw, or -EFAULT (-14) if it faults.
+ * In little-endian mode lmw takes an alignment interrupt, and
+ * fix_alignment() emulates it (or fails, and the exception table fixes
+ * it).  Encoded by hand: the assembler refuses lmw in little-endian mode.
+ */
+_GLOBAL(kpp_lmw)
+	std	r31, -8(r1)
+1:	.long	0xbbe30000	/* lmw r31, 0(r3) */
+	mr	r3, r31
+	ld	r31, -8(r1)
+	blr
+2:	ld	r31, -8(r1)
+	li	r3, -14
+	blr
+	EX_TABLE(1b, 2b)
+
 /* long kpp_larx(long *p): ++*p in a reservation loop, the new value */
 _GLOBAL(kpp_larx)
 1:	ldarx	r4, 0, r3
