@@ -131,6 +131,20 @@ static int kprobe_analyse(struct instruction_op *op, ppc_inst_t insn)
 	return analyse_instr(op, &regs, insn);
 }
 
+#ifdef CONFIG_PPC64
+/*
+ * Whether the r13-based access @word (decoded in @op) may reach the paca
+ * field at offset @field.  An indexed one could reach any field.
+ */
+static bool kprobe_paca_field(const struct instruction_op *op, u32 word,
+			      unsigned long field)
+{
+	/* kprobe_analyse() ran with r13 = 0: the address is the offset. */
+	return get_op(word) == 31 ||
+	       (op->ea <= field && field < op->ea + GETSIZE(op->type));
+}
+#endif
+
 /*
  * Whether @insn reads or writes this CPU's soft mask of interrupts in the
  * paca.  While it is emulated or stepped, that byte is the trap's own (all
@@ -142,16 +156,13 @@ static bool kprobe_insn_soft_mask(ppc_inst_t insn,
 				  const struct instruction_op *op)
 {
 #ifdef CONFIG_PPC64
-	const unsigned long mask = offsetof(struct paca_struct, irq_soft_mask);
 	u32 word = ppc_inst_prefixed(insn) ? ppc_inst_suffix(insn) :
 					     ppc_inst_val(insn);
 
 	if (!OP_IS_LOAD_STORE(GETTYPE(op->type)) || ((word >> 16) & 0x1f) != 13)
 		return false;
-	if ((word >> 26) == 31)
-		return true;
-	/* kprobe_analyse() ran with r13 = 0: the address is the offset. */
-	return op->ea <= mask && mask < op->ea + GETSIZE(op->type);
+	return kprobe_paca_field(op, word,
+				 offsetof(struct paca_struct, irq_soft_mask));
 #else
 	return false;
 #endif
@@ -359,14 +370,6 @@ enum kprobe_irq_word {
 	KP_IRQ_SOFT_MASK,	/* a store to paca->irq_soft_mask */
 	KP_IRQ_HAPPENED,	/* a store to paca->irq_happened */
 };
-
-static bool kprobe_paca_field(const struct instruction_op *op, u32 word,
-			      unsigned long field)
-{
-	/* kprobe_analyse() ran with r13 = 0: the address is the offset. */
-	return get_op(word) == 31 ||
-	       (op->ea <= field && field < op->ea + GETSIZE(op->type));
-}
 
 /*
  * stb or stbu to a paca field's offset from a register other than r13:
