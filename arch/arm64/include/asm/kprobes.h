@@ -108,11 +108,6 @@ struct kprobe_ctlblk {
 	unsigned long resume_pc;
 };
 
-/* Slots are written with aarch64_insn_copy(), which maintains the caches. */
-static inline void flush_insn_slot(struct kprobe *p)
-{
-}
-
 #ifdef CONFIG_KRETPROBES
 /* See <linux/kprobes.h>: after a RET, the link register is the PC. */
 static nokprobe_inline void

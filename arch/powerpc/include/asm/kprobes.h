@@ -84,11 +84,6 @@ struct kprobe_ctlblk {
 	struct prev_kprobe prev_kprobe;
 };
 
-/* Slots are written with patch_instruction(), which flushes the caches. */
-static inline void flush_insn_slot(struct kprobe *p)
-{
-}
-
 #ifdef CONFIG_KRETPROBES
 /*
  * See <linux/kprobes.h>: after a blr, the link register is the instruction

@@ -117,11 +117,6 @@ struct kprobe_ctlblk {
 	struct prev_kprobe prev_kprobe;
 };
 
-/* Slots are written with patch_text_nosync(), which flushes the icaches. */
-static inline void flush_insn_slot(struct kprobe *p)
-{
-}
-
 #ifdef CONFIG_KRETPROBES
 /* See <linux/kprobes.h>: after a return through ra, ra is the PC. */
 static nokprobe_inline void

@@ -137,11 +137,6 @@ struct kprobe_ctlblk {
 	struct kprobe_cpu_state outer_state;
 };
 
-/* x86 caches are coherent with instruction fetch: text_poke*() is enough. */
-static inline void flush_insn_slot(struct kprobe *p)
-{
-}
-
 int kprobe_int3_handler(struct pt_regs *regs);
 
 #ifdef CONFIG_KRETPROBES
