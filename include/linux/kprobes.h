@@ -206,7 +206,9 @@ struct kretprobe_holder {
  * @llist: link in the task's list of pending instances (newest first)
  * @rph: the pool this instance belongs to
  * @ret_addr: the real return address
- * @fp: the frame (stack address of the return address) it belongs to
+ * @fp: the arch's key of the frame it belongs to, which the trampoline and
+ *	the unwinders pass back (x86: the stack address of the return address;
+ *	arm64: x29 at entry; riscv, powerpc: the stack pointer at entry)
  * @data: the kretprobe's private data, kretprobe::data_size bytes
  */
 struct kretprobe_instance {
@@ -302,7 +304,7 @@ static inline struct kprobe *kprobe_running(void)
 
 /*
  * kprobe_busy_begin/end() bracket code that must not be probed recursively
- * (fprobe, the kretprobe trampoline handler): a probe hit in between is
+ * (fprobe, for handlers it shares with kprobes): a probe hit in between is
  * counted as missed.
  */
 void kprobe_busy_begin(void);
@@ -355,7 +357,6 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *   struct arch_specific_insn	site::ainsn: slot, decoding, emulation
  *   struct kprobe_ctlblk	per-CPU state: kprobe_status and what is needed
  *				to save one interrupted probe (reentry)
- *   flush_insn_slot(p)		make a written slot visible to execution
  * and with CONFIG_OPTPROBES:
  *   struct arch_optimized_insn	the detour of an optimized site
  *   MAX_OPTINSN_SIZE		size of an optinsn slot, in kprobe_opcode_t
@@ -368,14 +369,20 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				core then calls arch_arm_kprobe() and
  *				arch_disarm_kprobe() from stop_machine()
  *
- * Hooks (all called with kprobe_mutex held unless said otherwise; the
+ * Hooks (called with kprobe_mutex held unless said otherwise; the
  * prepare and remove hooks without text_mutex, so that they can use
- * text_poke_copy() and friends):
+ * text_poke_copy() and friends).  The lookup hooks
+ * arch_adjust_kprobe_addr() and arch_within_kprobe_blacklist() are called
+ * without kprobe_mutex, from the exported kprobe_on_func_entry() and
+ * within_kprobe_blacklist() too, so they only read; arch_init_kprobes() is
+ * called once at init without it.
  *
  * arch_prepare_kprobe(p)	Decode the instruction at p->addr, refuse what
  *				cannot be probed (-EILSEQ: not an instruction
- *				boundary; -EINVAL: not probeable, whatever the
- *				reason, arm64's misaligned addresses too), set
+ *				boundary, or no instruction that decodes, or
+ *				x86 text that cannot be read; -EINVAL: not
+ *				probeable, whatever the reason, arm64's
+ *				misaligned addresses too), set
  *				up p->ainsn (a slot from get_insn_slot(), or
  *				emulation) and save p->opcode.  Nothing armed.
  *				The only other errnos: -ERANGE (x86: the slot
@@ -408,10 +415,18 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				lands (e.g. after ENDBR, or on the ELFv2 local
  *				entry); sets *on_func_entry.  Default: @addr,
  *				entry iff offset == 0.
+ * kprobe_lookup_name(name, offset)
+ *				(Weak; default: kallsyms_lookup_name().)  The
+ *				address to probe for a symbol, for an ABI whose
+ *				function symbols are not their code (powerpc
+ *				ELFv1: function descriptors).  Called without
+ *				kprobe_mutex, as arch_adjust_kprobe_addr().
  * arch_within_kprobe_blacklist(addr)
  *				Arch ranges that must never be probed.
  * arch_populate_kprobe_blacklist()
- *				Add arch ranges to the debugfs blacklist.
+ *				Add arch ranges to the blacklist (at init):
+ *				registration refuses them, and debugfs lists
+ *				them.
  * arch_kretprobe_blacklisted(addr)
  *				(Default: false.)  A function entry, probeable,
  *				whose return a kretprobe cannot take: one that
@@ -425,9 +440,12 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  * arch_prepare_kretprobe(ri, regs)
  *				At function entry (in the entry probe's
  *				pre handler): save the return address into
- *				ri->ret_addr, the address of the slot it lives
- *				in (stack or link register frame) into ri->fp,
- *				and replace it by __kretprobe_trampoline.
+ *				ri->ret_addr and the frame's key into ri->fp
+ *				(a value that identifies this call's frame,
+ *				which the trampoline passes back and which the
+ *				arch's unwinder gives kretprobe_find_ret_addr();
+ *				see struct kretprobe_instance), and replace
+ *				the return address by __kretprobe_trampoline.
  * __kretprobe_trampoline	Asm: builds a full pt_regs, calls
  *				__kretprobe_trampoline_handler(regs, fp) and
  *				returns to what it returns; no trap.  Going
@@ -454,12 +472,14 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *				detour in op->optinsn and return 0, else -errno
  *				having freed what it allocated.  op->kp is @p.
  *				Once it succeeded the core queues the site and
- *				sets KPROBE_FLAG_OPTIMIZED: from then on a hit
- *				of the breakpoint should resume in the detour's
- *				copy of the displaced instructions rather than
- *				in a slot that returns inside the range, so that
- *				after the RCU-tasks wait no task can be inside
- *				the range when the jump is written.
+ *				sets KPROBE_FLAG_OPTIMIZED.  Where the jump
+ *				replaces more than the probed instruction, a
+ *				hit of the breakpoint should from then on resume
+ *				in the detour's copy of the displaced
+ *				instructions rather than in a slot that returns
+ *				inside the range, so that after the RCU-tasks
+ *				wait no task can be inside the range when the
+ *				jump is written.
  * arch_remove_optimized_kprobe(op)
  *				Free the detour.  May be called right after
  *				arch_unoptimize_kprobes(): free the slot dirty.
@@ -521,8 +541,9 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
  *   get_kprobe(addr)		the site at @addr, or NULL (RCU)
  *   kprobe_call_pre_handlers(site, regs)
  *				count the hit and run the pre handlers of every
- *				enabled probe at the site, in registration order;
- *				returns non-zero if one redirected execution.
+ *				enabled probe at the site, in registration order
+ *				(a jprobe last); returns non-zero if one
+ *				redirected execution.
  *				current_kprobe must be set already (a nested
  *				hit must count a miss, not touch the counts)
  *   kprobe_call_post_handlers(site, regs)
@@ -718,7 +739,10 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  *   jprobe_return()		a function whose body is a breakpoint at the
  *				global label jprobe_return_break, then a
  *				return to its caller (for a call outside a
- *				jprobe handler, see below)
+ *				jprobe handler, see below).  An arch whose
+ *				exception return cannot set the stack pointer
+ *				(arm64) first moves it back to where it was
+ *				at the hit, in a handler only
  *   __jprobe_guard		the return address a handler sees: a
  *				breakpoint at the global label
  *				jprobe_guard_break, with the stack pointer
@@ -737,7 +761,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  *				In the trap of jprobe_return_break or
  *				jprobe_guard_break: make @regs the registers
  *				@saved at the hit, keeping what the trap's own
- *				frame needs (x86: the segments).
+ *				frame needs (x86: the segments; arm64: the
+ *				stack pointer, which jprobe_return() restored).
  * arch_jprobe_resume(site, regs)
  *				Right after: carry on at @site as when its pre
  *				handlers return 0: run the probed instruction

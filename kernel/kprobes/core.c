@@ -58,7 +58,7 @@ DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 EXPORT_PER_CPU_SYMBOL_GPL(current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
-/* See <linux/kprobes.h>: set around every handler call, fast path or not. */
+/* See <linux/kprobes.h>: set around the handler calls of aggregates. */
 DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
 
 /* ---------------------------------------------------------------------------
