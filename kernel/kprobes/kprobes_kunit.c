@@ -959,9 +959,9 @@ static void kpk_test_errno_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->kp.flags, 0);
 	a->kp.flags = 0;
 
-	/* The good ones can be registered afterwards. */
-	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), 0);
+	/* The good ones can be registered afterwards (c first: an abort). */
 	KUNIT_ASSERT_EQ(test, kpk_reg(test, &c->kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 2), 0);
 	kpk_calls(test, kpk_target_a, 1, KPK_CALLS);
 	kpk_calls(test, kpk_target_b, 2, KPK_CALLS);
 	kpk_calls(test, kpk_target_c, 3, KPK_CALLS);
@@ -2149,6 +2149,7 @@ static void kpk_test_fault_in_insn(struct kunit *test)
  */
 struct kpk_worker {
 	struct task_struct *task;
+	const struct kpk_site *site;	/* the second target */
 	int *phase;
 	int *round;
 	int ack;		/* the phase of the last finished iteration */
@@ -2171,13 +2172,8 @@ static int kpk_worker_fn(void *data)
 		if (ph == 1) {
 			if (kpk_call(kpk_target_a, 1) != 2)
 				w->bad_result = true;
-#ifdef CONFIG_X86_64
-			if (kpk_call(kpk_asm_add1000, 1) != 1001)
+			if (kpk_call(w->site->fn, 1) != 1 + w->site->delta)
 				w->bad_result = true;
-#else
-			if (kpk_call(kpk_target_c, 1) != 4)
-				w->bad_result = true;
-#endif
 			w->calls++;
 		}
 		/* The round's calls are done: kpk_wait_round() reads it. */
@@ -2215,6 +2211,10 @@ static void kpk_wait_round(struct kpk_worker *w, int n, int round)
 			schedule_timeout_idle(1);
 }
 
+#ifdef CONFIG_OPTPROBES
+static unsigned int kpk_opt_target(struct kunit *test, struct kpk_site *s);
+#endif
+
 /*
  * Threads on every online CPU call two targets in a loop, while this thread
  * registers and unregisters probes on them 100 times (at the same addresses
@@ -2223,25 +2223,34 @@ static void kpk_wait_round(struct kpk_worker *w, int n, int round)
  * the threads start counting their calls and unregistered after every thread
  * stopped: their hit counts equal the calls, exactly.  Each round waits for
  * every thread to call both targets once more before it unregisters: the
- * probes that come and go are hit at least that often.
+ * probes that come and go are hit at least that often.  The second target is
+ * probed where the optimizer takes it: after every third round, with q2's
+ * post handler gone, that site is optimized while the threads call it, and
+ * the next round's q2 takes it back to a breakpoint.
  */
 static void kpk_test_concurrent(struct kunit *test)
 {
-#ifdef CONFIG_X86_64
-	const char *sym2 = "kpk_asm_add1000";
-#else
-	const char *sym2 = "kpk_target_c";
-#endif
+	struct kpk_site s2 = { "c", kpk_target_c, "kpk_target_c", 3 };
+	unsigned int off2 = 0;
 	struct kpk_probe *p1 = kpk_new(test, 1, "kpk_target_a", 0, false);
-	struct kpk_probe *p2 = kpk_new(test, 2, sym2, 0, false);
-	struct kpk_probe *p3 = kpk_new(test, 3, sym2, 0, false);
 	struct kpk_probe *q1 = kpk_new(test, 4, "kpk_target_a", 0, true);
-	struct kpk_probe *q2 = kpk_new(test, 5, sym2, 0, true);
-	struct kpk_probe *q3 = kpk_new(test, 6, sym2, 0, false);
-	int ncpu = num_online_cpus(), n = 0, i, cpu;
+	struct kpk_probe *p2, *p3, *q2, *q3;
+	int ncpu = num_online_cpus(), n = 0, i, cpu, opt_rounds = 0;
 	unsigned long total = 0;
 	struct kpk_worker *w;
 	int *phase, *round;
+
+#ifdef CONFIG_OPTPROBES
+	off2 = kpk_opt_target(test, &s2);
+#endif
+	p2 = kpk_new(test, 2, s2.sym, 0, false);
+	p3 = kpk_new(test, 3, s2.sym, 0, false);
+	q2 = kpk_new(test, 5, s2.sym, 0, true);
+	q3 = kpk_new(test, 6, s2.sym, 0, false);
+	p2->kp.offset = off2;
+	p3->kp.offset = off2;
+	q2->kp.offset = off2;
+	q3->kp.offset = off2;
 
 	w = kunit_kcalloc(test, ncpu, sizeof(*w), GFP_KERNEL);
 	phase = kunit_kzalloc(test, sizeof(*phase), GFP_KERNEL);
@@ -2257,6 +2266,7 @@ static void kpk_test_concurrent(struct kunit *test)
 	for_each_online_cpu(cpu) {
 		if (n == ncpu)
 			break;
+		w[n].site = &s2;
 		w[n].phase = phase;
 		w[n].round = round;
 		w[n].ack = -1;
@@ -2297,8 +2307,11 @@ static void kpk_test_concurrent(struct kunit *test)
 		smp_store_release(round, i + 1);
 		kpk_wait_round(w, n, i + 1);
 		unregister_kprobes(qs, 3);
-		if (i % 3 == 2)
+		if (i % 3 == 2) {
 			wait_for_kprobe_optimizer();
+			if (kpk_site_flags(&p2->kp) & KPROBE_FLAG_OPTIMIZED)
+				opt_rounds++;
+		}
 	}
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&p3->kp), 0);
 	/* Ordered after the last round; the workers acquire it. */
@@ -2311,10 +2324,14 @@ static void kpk_test_concurrent(struct kunit *test)
 		total += w[i].calls;
 		KUNIT_EXPECT_FALSE(test, w[i].bad_result);
 	}
-	kunit_info(test, "%lu calls on %d CPUs; p3 %d, q1 %d, q2 %d, q3 %d hits",
+	kunit_info(test, "%lu calls on %d CPUs; p3 %d, q1 %d, q2 %d, q3 %d hits; %s+%u optimized %d times",
 		   total, n, atomic_read(&p3->pre), atomic_read(&q1->pre),
-		   atomic_read(&q2->pre), atomic_read(&q3->pre));
+		   atomic_read(&q2->pre), atomic_read(&q3->pre), s2.sym, off2,
+		   opt_rounds);
 	KUNIT_EXPECT_GT(test, total, 0);
+	/* Rounds 2, 5, ..., 98: optimized after each with the threads on. */
+	KUNIT_EXPECT_EQ(test, opt_rounds,
+			IS_ENABLED(CONFIG_OPTPROBES) ? 33 : 0);
 	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&p1->pre), total);
 	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&p2->pre), total);
 	KUNIT_EXPECT_EQ(test, p1->kp.nmissed, 0);
@@ -3010,6 +3027,16 @@ static void kpk_unreg_jp_action(void *jp)
 	unregister_jprobe(jp);
 }
 
+/* A registration that should fail; one that does not is not left behind. */
+static int kpk_try_jp(struct jprobe *jp)
+{
+	int ret = register_jprobe(jp);
+
+	if (!ret)
+		unregister_jprobe(jp);
+	return ret;
+}
+
 static int kpk_reg_jp(struct kunit *test, struct jprobe *jp)
 {
 	int ret = register_jprobe(jp);
@@ -3106,6 +3133,7 @@ static void kpk_test_jprobe_errno(struct kunit *test)
 	struct jprobe *batch[2];
 	struct jprobe bad = {};
 	long a[KPK_JARGS];
+	int ret;
 
 	kpk_jreset();
 	KUNIT_EXPECT_EQ(test, register_jprobe(NULL), -EINVAL);
@@ -3114,28 +3142,28 @@ static void kpk_test_jprobe_errno(struct kunit *test)
 
 	/* No handler; no address; both an address and a symbol. */
 	bad.kp.symbol_name = "kpk_jtarget";
-	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_jp(&bad), -EINVAL);
 	bad.entry = kpk_jhandler;
 	bad.kp.symbol_name = NULL;
-	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_jp(&bad), -EINVAL);
 	bad.kp.symbol_name = "kpk_jtarget";
 	bad.kp.addr = (kprobe_opcode_t *)kpk_entry(kpk_jtarget);
-	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_jp(&bad), -EINVAL);
 	bad.kp.addr = NULL;
 
 	/* Not a function entry; an unknown function; a core-only flag. */
 	bad.kp.offset = 32;
-	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_jp(&bad), -EINVAL);
 	bad.kp.offset = 0;
 	bad.kp.symbol_name = "kpk_no_such_function";
-	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kpk_try_jp(&bad), -ENOENT);
 	bad.kp.symbol_name = "kpk_jtarget";
 	bad.kp.flags = KPROBE_FLAG_JPROBE;
-	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_jp(&bad), -EINVAL);
 	bad.kp.flags = 0;
 	/* Blacklisted. */
 	bad.kp.symbol_name = "jprobe_return";
-	KUNIT_EXPECT_EQ(test, register_jprobe(&bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_try_jp(&bad), -EINVAL);
 
 	/* One jprobe per function; the same one twice is a bug. */
 	KUNIT_ASSERT_EQ(test, kpk_reg_jp(test, j1), 0);
@@ -3145,7 +3173,10 @@ static void kpk_test_jprobe_errno(struct kunit *test)
 	/* All or nothing: j3 is not left registered. */
 	batch[0] = j3;
 	batch[1] = j4;
-	KUNIT_EXPECT_EQ(test, register_jprobes(batch, 2), -EBUSY);
+	ret = register_jprobes(batch, 2);
+	if (!ret)
+		unregister_jprobes(batch, 2);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
 	KUNIT_EXPECT_EQ(test, j3->kp.flags, 0);
 	KUNIT_EXPECT_EQ(test, j4->kp.flags, 0);
 	kpk_jcalls(test, kpk_jtarget_nt, 1, KPK_CALLS, false);
