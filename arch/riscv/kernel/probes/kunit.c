@@ -12,6 +12,7 @@
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/irqflags.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -367,6 +368,7 @@ static void kprv_test_branches(struct kunit *test)
 		kprv_c_beqz, kprv_c_bnez,
 	};
 	const struct kprv_site *s;
+	unsigned long seen = 0;
 
 	for (s = kprv_sites; s < kprv_sites_end; s++) {
 		unsigned long addr = kprv_addr(s);
@@ -379,6 +381,7 @@ static void kprv_test_branches(struct kunit *test)
 		}
 		if (b == ARRAY_SIZE(br))
 			continue;
+		seen |= BIT(b);
 
 		k = kprv_new(test, addr, true);
 		KUNIT_ASSERT_EQ(test, kprv_reg(test, k), 0);
@@ -422,6 +425,8 @@ static void kprv_test_branches(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic_read(&k->post), calls);
 		kprv_unreg(test, k);
 	}
+	/* Every branch has a site in the table. */
+	KUNIT_EXPECT_EQ(test, seen, GENMASK(ARRAY_SIZE(br) - 1, 0));
 }
 
 /* Jumps, calls, returns and AUIPC, simulated. */
@@ -435,6 +440,7 @@ static void kprv_test_jumps(struct kunit *test)
 		{ kprv_call, 5 },
 	};
 	const struct kprv_site *s;
+	unsigned long seen = 0;
 	int f, i;
 
 	for (s = kprv_sites; s < kprv_sites_end; s++) {
@@ -447,6 +453,7 @@ static void kprv_test_jumps(struct kunit *test)
 		}
 		if (f == ARRAY_SIZE(fns))
 			continue;
+		seen |= BIT(f);
 
 		k = kprv_new(test, addr, true);
 		KUNIT_ASSERT_EQ(test, kprv_reg(test, k), 0);
@@ -459,6 +466,8 @@ static void kprv_test_jumps(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic_read(&k->post), KPRV_CALLS);
 		kprv_unreg(test, k);
 	}
+	/* Every function has a site in the table. */
+	KUNIT_EXPECT_EQ(test, seen, GENMASK(ARRAY_SIZE(fns) - 1, 0));
 }
 
 static void kprv_test_auipc(struct kunit *test)
