@@ -60,6 +60,7 @@ arch=$(uname -m)
 # ws/guest/tap.sh sets WS_NMI_DROPS but does not export it: same rule here.
 nmi_drops=${WS_NMI_DROPS:-}
 [ -z "$nmi_drops" ] && [ "$arch" = riscv64 ] &&
+	grep -q "ws.variant=upstream" /proc/cmdline &&
 	nmi_drops="riscv drops trace events of the breakpoint handler (NMI context)"
 
 # add_event DEF: add a kprobe event, 0 on success
