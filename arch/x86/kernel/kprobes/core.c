@@ -406,21 +406,26 @@ int kprobe_fixup_riprel(struct insn *insn, u8 *copy, unsigned long orig,
  */
 bool kprobe_is_indirect_thunk(unsigned long target)
 {
+	/*
+	 * target - start, unsigned: below start it is huge.  (An end address
+	 * start + size would be a relocation to no ENDBR, which objtool
+	 * flags under IBT.)
+	 */
 	unsigned long __maybe_unused start;
 
 #ifdef CONFIG_MITIGATION_RETPOLINE
 	start = (unsigned long)__x86_indirect_thunk_array;
-	if (target >= start && target < start + 16 * RETPOLINE_THUNK_SIZE)
+	if (target - start < 16 * RETPOLINE_THUNK_SIZE)
 		return true;
 #endif
 #ifdef CONFIG_MITIGATION_CALL_DEPTH_TRACKING
 	start = (unsigned long)__x86_indirect_jump_thunk_array;
-	if (target >= start && target < start + 16 * RETPOLINE_THUNK_SIZE)
+	if (target - start < 16 * RETPOLINE_THUNK_SIZE)
 		return true;
 #endif
 #ifdef CONFIG_MITIGATION_ITS
 	start = (unsigned long)__x86_indirect_its_thunk_array;
-	if (target >= start && target < start + 16 * ITS_THUNK_SIZE)
+	if (target - start < 16 * ITS_THUNK_SIZE)
 		return true;
 #endif
 	return false;
