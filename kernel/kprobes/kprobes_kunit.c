@@ -219,6 +219,8 @@ static unsigned long kpk_entry(void *fn)
 	unsigned long a = (unsigned long)dereference_kernel_function_descriptor(fn);
 
 #ifdef CONFIG_X86_KERNEL_IBT
+	/* A run-time sum: fn + 4 in the code would be a reference to no ENDBR. */
+	OPTIMIZER_HIDE_VAR(a);
 	if (is_endbr(*(u32 *)a))
 		a += ENDBR_INSN_SIZE;
 #endif
