@@ -82,6 +82,64 @@ static void kpx_reset(void)
 	redirect = false;
 }
 
+/*
+ * The probes a case holds registered.  They live on its stack, and an
+ * assertion that fails ends the case at once: kpx_arm() unregisters them
+ * all before it asserts, while that stack is still there.  Every probe of
+ * this suite goes through kpx_arm() and kpx_disarm(), or kpx_try().
+ */
+static struct kprobe *kpx_held[4];
+
+static void kpx_disarm(struct kprobe *kp)
+{
+	int i;
+
+	unregister_kprobe(kp);
+	for (i = 0; i < ARRAY_SIZE(kpx_held); i++) {
+		if (kpx_held[i] == kp)
+			kpx_held[i] = NULL;
+	}
+}
+
+static void kpx_arm(struct kunit *test, struct kprobe *kp)
+{
+	int ret = register_kprobe(kp), i;
+
+	for (i = 0; !ret && i < ARRAY_SIZE(kpx_held); i++) {
+		if (!kpx_held[i]) {
+			kpx_held[i] = kp;
+			break;
+		}
+	}
+	if (i == ARRAY_SIZE(kpx_held)) {	/* a test holding too many */
+		unregister_kprobe(kp);
+		ret = -ENOSPC;
+	}
+	if (ret) {
+		for (i = 0; i < ARRAY_SIZE(kpx_held); i++) {
+			if (kpx_held[i])
+				kpx_disarm(kpx_held[i]);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
+/* Register and unregister a probe at @sym+@offset; its errno. */
+static int kpx_try(const char *sym, unsigned int offset, void *addr)
+{
+	struct kprobe kp = {
+		.symbol_name = sym,
+		.offset = offset,
+		.addr = addr,
+		.pre_handler = count_pre,
+	};
+	int ret = register_kprobe(&kp);
+
+	if (!ret)
+		unregister_kprobe(&kp);
+	return ret;
+}
+
 /* Register a probe on @func + kpx_offsets[@off], with or without post. */
 static void kpx_register(struct kunit *test, struct kprobe *kp, void *func,
 			 int off, bool post)
@@ -92,7 +150,7 @@ static void kpx_register(struct kunit *test, struct kprobe *kp, void *func,
 	kp->post_handler = post ? count_post : NULL;
 	kp->fault_handler = count_fault;
 	kpx_reset();
-	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	kpx_arm(test, kp);
 }
 
 static void kpx_branches(struct kunit *test, bool post)
@@ -105,43 +163,43 @@ static void kpx_branches(struct kunit *test, bool post)
 	KUNIT_EXPECT_EQ(test, kpx_jcc8(5), 1);
 	KUNIT_EXPECT_EQ(test, pre_hits, 2);
 	KUNIT_EXPECT_EQ(test, post_hits, 2 * hits);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	kpx_register(test, &kp, kpx_jcc32, OFF_JCC32, post);
 	KUNIT_EXPECT_EQ(test, kpx_jcc32(0), 2);
 	KUNIT_EXPECT_EQ(test, kpx_jcc32(5), 1);
 	KUNIT_EXPECT_EQ(test, pre_hits, 2);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	kpx_register(test, &kp, kpx_call, OFF_CALL, post);
 	KUNIT_EXPECT_EQ(test, kpx_call(), 43);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
 	if (post)
 		KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)kpx_leaf);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	kpx_register(test, &kp, kpx_call_reg, OFF_CALL_REG, post);
 	KUNIT_EXPECT_EQ(test, kpx_call_reg(kpx_leaf), 43);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	kpx_register(test, &kp, kpx_call_mem, OFF_CALL_MEM, post);
 	KUNIT_EXPECT_EQ(test, kpx_call_mem(), 43);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, post_hits, hits);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	kpx_register(test, &kp, kpx_loop, OFF_LOOP, post);
 	KUNIT_EXPECT_EQ(test, kpx_loop(5), 5);
 	KUNIT_EXPECT_EQ(test, pre_hits, 5);
 	KUNIT_EXPECT_EQ(test, post_hits, 5 * hits);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	kpx_register(test, &kp, kpx_ret, OFF_RET, post);
 	KUNIT_EXPECT_EQ(test, kpx_ret(), 7);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, post_hits, hits);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 }
 
 /* Control flow instructions are emulated, with and without post handler. */
@@ -167,26 +225,26 @@ static void test_out_of_line(struct kunit *test)
 	memset(&b, 0, sizeof(b));
 	b.addr = a.addr;
 	b.post_handler = count_post;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	kpx_arm(test, &b);
 	KUNIT_EXPECT_EQ(test, kpx_add(2), 3);
 	KUNIT_EXPECT_EQ(test, pre_hits, 2);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)a.addr + KPX_ADD_LEN);
 
 	/* And leaves: boosted again. */
-	unregister_kprobe(&b);
+	kpx_disarm(&b);
 	KUNIT_EXPECT_EQ(test, kpx_add(3), 4);
 	KUNIT_EXPECT_EQ(test, pre_hits, 3);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
-	unregister_kprobe(&a);
+	kpx_disarm(&a);
 
 	kpx_register(test, &a, kpx_riprel, OFF_RIPREL, false);
 	KUNIT_EXPECT_EQ(test, kpx_riprel(), kpx_data);
-	unregister_kprobe(&a);
+	kpx_disarm(&a);
 	kpx_register(test, &a, kpx_riprel, OFF_RIPREL, true);
 	KUNIT_EXPECT_EQ(test, kpx_riprel(), kpx_data);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
-	unregister_kprobe(&a);
+	kpx_disarm(&a);
 }
 
 /* pushf runs with interrupts masked when a post handler waits for it. */
@@ -201,7 +259,7 @@ static void test_pushf(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, flags & X86_EFLAGS_IF);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 }
 
 /* What a post handler saw of its context, and its stack trace. */
@@ -258,14 +316,14 @@ static void test_post_context(struct kunit *test)
 	kp.addr = kpx_addr(kpx_push, OFF_PUSH);
 	kp.post_handler = ctx_post;
 	kpx_reset();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kpx_arm(test, &kp);
 	post_irqs_off = false;
 	post_in_nmi = false;
 	post_lockdep_on = true;
 	ret = kpx_push(5);
 	after_irqs_off = irqs_disabled();
 	after_lockdep_on = lockdep_hardirqs_enabled();
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	KUNIT_EXPECT_EQ(test, ret, 6);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
@@ -310,11 +368,11 @@ static void test_post_df(struct kunit *test)
 	kp.addr = kpx_addr(kpx_std, OFF_STD);
 	kp.post_handler = df_post;
 	kpx_reset();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kpx_arm(test, &kp);
 	post_regs_flags = 0;
 	post_cpu_flags = X86_EFLAGS_DF;
 	flags = kpx_std(7);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	KUNIT_EXPECT_TRUE(test, post_regs_flags & X86_EFLAGS_DF);
@@ -346,13 +404,13 @@ static void test_fault_fixup(struct kunit *test)
 
 	kpx_register(test, &kp, kpx_load, OFF_LOAD, false);
 	kpx_loads(test);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 	KUNIT_EXPECT_EQ(test, pre_hits, 3);
 	KUNIT_EXPECT_EQ(test, fault_hits, 2);
 
 	kpx_register(test, &kp, kpx_load, OFF_LOAD, true);
 	kpx_loads(test);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 	KUNIT_EXPECT_EQ(test, pre_hits, 3);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	KUNIT_EXPECT_EQ(test, fault_hits, 2);
@@ -391,7 +449,7 @@ static void test_fault_handler_reenters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, post_hits, 0);
 	KUNIT_EXPECT_EQ(test, kpx_load(&kpx_data), (long)kpx_data);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 }
 
 static int load_pre(struct kprobe *p, struct pt_regs *regs)
@@ -422,9 +480,9 @@ static void test_fault_handler_fixes(struct kunit *test)
 
 	kpx_reset();
 	handler_load_ret = 0;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kpx_arm(test, &kp);
 	KUNIT_EXPECT_EQ(test, kpx_add(1), 2);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, fault_hits, 1);
 	KUNIT_EXPECT_EQ(test, handler_load_ret, -14);
@@ -452,7 +510,7 @@ static void test_reentry(struct kunit *test)
 	kpx_register(test, &inner, kpx_riprel, OFF_RIPREL, false);
 	kpx_register(test, &load, kpx_load, OFF_LOAD, true);
 	outer.addr = kpx_addr(kpx_add, OFF_ADD);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+	kpx_arm(test, &outer);
 
 	KUNIT_EXPECT_EQ(test, kpx_add(1), 2);
 	KUNIT_EXPECT_EQ(test, inner_ret[0], (long)kpx_data);
@@ -463,9 +521,9 @@ static void test_reentry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, inner.nmissed, 1);
 	KUNIT_EXPECT_EQ(test, load.nmissed, 2);
 
-	unregister_kprobe(&outer);
-	unregister_kprobe(&load);
-	unregister_kprobe(&inner);
+	kpx_disarm(&outer);
+	kpx_disarm(&load);
+	kpx_disarm(&inner);
 }
 
 static atomic_t tail_returns;
@@ -546,7 +604,7 @@ static void test_redirect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpx_jcc8(1), 42);
 	redirect = false;
 	KUNIT_EXPECT_EQ(test, kpx_jcc8(1), 1);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 }
 
 /* Straight-line code gets a jump to a detour instead of the int3. */
@@ -571,7 +629,7 @@ static void test_optimized(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpx_opt(2), 25);
 	KUNIT_EXPECT_EQ(test, pre_hits, 3);
 
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 	KUNIT_EXPECT_EQ(test, *(u8 *)kpx_addr(kpx_opt, OFF_OPT), orig);
 	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
 }
@@ -596,7 +654,7 @@ static void test_opt_covering(struct kunit *test)
 	memset(&inside, 0, sizeof(inside));
 	inside.addr = next;
 	inside.pre_handler = count_pre;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&inside), 0);
+	kpx_arm(test, &inside);
 	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, INT3_INSN_OPCODE);
 	KUNIT_EXPECT_EQ(test, *(u8 *)next, INT3_INSN_OPCODE);
 	wait_for_kprobe_optimizer();
@@ -605,7 +663,7 @@ static void test_opt_covering(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpx_opt(2), 25);
 	KUNIT_EXPECT_EQ(test, pre_hits, 4);
 
-	unregister_kprobe(&inside);
+	kpx_disarm(&inside);
 	KUNIT_EXPECT_EQ(test, *(u8 *)next, 0x48);	/* REX.W of addq */
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
@@ -613,15 +671,12 @@ static void test_opt_covering(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pre_hits, 5);
 
 	/* Refused inside the jump's first instruction: the jump goes back. */
-	memset(&inside, 0, sizeof(inside));
-	inside.addr = kp.addr + 1;
-	inside.pre_handler = count_pre;
-	KUNIT_EXPECT_EQ(test, register_kprobe(&inside), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, kpx_try(NULL, 0, kp.addr + 1), -EILSEQ);
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
 	KUNIT_EXPECT_EQ(test, kpx_opt(1), 20);
 	KUNIT_EXPECT_EQ(test, pre_hits, 6);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 }
 
 static unsigned long opt_regs_flags, opt_cpu_flags;
@@ -654,13 +709,13 @@ static void test_opt_flags(struct kunit *test)
 	kp.addr = kpx_addr(kpx_opt_flags, OFF_OPT_FLAGS);
 	kp.pre_handler = flags_pre;
 	kpx_reset();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kpx_arm(test, &kp);
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_EQ(test, *(u8 *)kp.addr, JMP32_INSN_OPCODE);
 	opt_regs_flags = 0;
 	opt_cpu_flags = df_ac;
 	flags = kpx_opt_flags(7);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, opt_regs_flags & df_ac, set);
@@ -718,7 +773,7 @@ static void test_opt_hidden_jumps(struct kunit *test)
 					    sites[i].ret[j], "site %d arg %ld",
 					    i, args[j]);
 		KUNIT_EXPECT_EQ_MSG(test, pre_hits, sites[i].hits, "site %d", i);
-		unregister_kprobe(&kp);
+		kpx_disarm(&kp);
 	}
 }
 
@@ -748,7 +803,7 @@ static void test_fault_nested_copy(struct kunit *test)
 	site = get_kprobe(kp.addr);
 	if (!site || !site->ainsn.insn) {
 		preempt_enable();
-		unregister_kprobe(&kp);
+		kpx_disarm(&kp);
 		KUNIT_FAIL(test, "no slot for the probe on kpx_load");
 		return;
 	}
@@ -765,7 +820,7 @@ static void test_fault_nested_copy(struct kunit *test)
 	kcb->kprobe_status = status;
 	__this_cpu_write(current_kprobe, prev);
 	preempt_enable();
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 
 	KUNIT_EXPECT_EQ(test, ret[0], (long)kpx_data);
 	KUNIT_EXPECT_EQ(test, ret[1], -14);
@@ -779,36 +834,14 @@ static void test_refused(struct kunit *test)
 {
 	/* Not probeable, or a branch form not emulated: all -EINVAL. */
 	static const int bad[] = { OFF_CLI, OFF_MOVSS, OFF_CALL_RSP };
-	struct kprobe kp;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		memset(&kp, 0, sizeof(kp));
-		kp.pre_handler = count_pre;
-		kp.addr = kpx_addr(kpx_bad, bad[i]);
-		KUNIT_EXPECT_EQ_MSG(test, register_kprobe(&kp), -EINVAL,
-				    "offset %u", kpx_offsets[bad[i]]);
-	}
-	memset(&kp, 0, sizeof(kp));
-	kp.pre_handler = count_pre;
-	kp.addr = kpx_addr(kpx_bad, OFF_MID);
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EILSEQ);
-}
-
-/* Register and unregister a probe at @sym+@offset; its errno. */
-static int kpx_try(const char *sym, unsigned int offset, void *addr)
-{
-	struct kprobe kp = {
-		.symbol_name = sym,
-		.offset = offset,
-		.addr = addr,
-		.pre_handler = count_pre,
-	};
-	int ret = register_kprobe(&kp);
-
-	if (!ret)
-		unregister_kprobe(&kp);
-	return ret;
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kpx_try(NULL, 0, kpx_addr(kpx_bad, bad[i])),
+				    -EINVAL, "offset %u", kpx_offsets[bad[i]]);
+	KUNIT_EXPECT_EQ(test, kpx_try(NULL, 0, kpx_addr(kpx_bad, OFF_MID)),
+			-EILSEQ);
 }
 
 /* Text that other code copies, checks or runs on every return. */
@@ -977,7 +1010,7 @@ static void test_kretprobe_nmi_drop(struct kunit *test)
 
 	for (i = 0; i < 50 && !atomic_read(&kpx_drops); i++)
 		msleep(20);
-	unregister_kprobe(&kp);
+	kpx_disarm(&kp);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpx_drops_nmi), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpx_drops), 1);
 }
@@ -1025,10 +1058,18 @@ static void x86_kprobes_exit(struct kunit_suite *suite)
 	vfree(kpx_area);
 }
 
+/* A case that ended on another assertion left its stack's pointers. */
+static int x86_kprobes_case_init(struct kunit *test)
+{
+	memset(kpx_held, 0, sizeof(kpx_held));
+	return 0;
+}
+
 static struct kunit_suite x86_kprobes_suite = {
 	.name = "x86_kprobes",
 	.suite_init = x86_kprobes_init,
 	.suite_exit = x86_kprobes_exit,
+	.init = x86_kprobes_case_init,
 	.test_cases = x86_kprobes_cases,
 };
 
