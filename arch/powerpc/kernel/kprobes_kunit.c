@@ -64,6 +64,48 @@ static void kpp_reset(void)
 	redirect = false;
 }
 
+/*
+ * The probes a case holds registered.  They live on its stack, and an
+ * assertion that fails ends the case at once: kpp_arm() unregisters them
+ * all before it asserts, while that stack is still there.  Every probe of
+ * this suite goes through kpp_arm() and kpp_disarm(), or kpp_try*().
+ */
+static struct kprobe *kpp_held[4];
+
+static void kpp_disarm(struct kprobe *kp)
+{
+	int i;
+
+	unregister_kprobe(kp);
+	for (i = 0; i < ARRAY_SIZE(kpp_held); i++) {
+		if (kpp_held[i] == kp)
+			kpp_held[i] = NULL;
+	}
+}
+
+static void kpp_arm(struct kunit *test, struct kprobe *kp)
+{
+	int ret = register_kprobe(kp), i;
+
+	for (i = 0; !ret && i < ARRAY_SIZE(kpp_held); i++) {
+		if (!kpp_held[i]) {
+			kpp_held[i] = kp;
+			break;
+		}
+	}
+	if (i == ARRAY_SIZE(kpp_held)) {	/* a test holding too many */
+		unregister_kprobe(kp);
+		ret = -ENOSPC;
+	}
+	if (ret) {
+		for (i = 0; i < ARRAY_SIZE(kpp_held); i++) {
+			if (kpp_held[i])
+				kpp_disarm(kpp_held[i]);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
 static void kpp_register(struct kunit *test, struct kprobe *kp,
 			 const void *addr, bool post)
 {
@@ -73,7 +115,7 @@ static void kpp_register(struct kunit *test, struct kprobe *kp,
 	kp->post_handler = post ? count_post : NULL;
 	kp->fault_handler = count_fault;
 	kpp_reset();
-	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	kpp_arm(test, kp);
 }
 
 /* register_kprobe() of a probe at @addr, unregistered at once. */
@@ -154,7 +196,7 @@ static void test_emulated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	KUNIT_EXPECT_EQ(test, pre_nip, add);
 	KUNIT_EXPECT_EQ(test, post_nip, add + 4);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	kpp_register(test, &kp, kpp_branch_beq, true);
 	KUNIT_EXPECT_EQ(test, kpp_branch(0), 0);
@@ -163,28 +205,28 @@ static void test_emulated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, post_nip, (unsigned long)kpp_branch_beq + 4);
 	KUNIT_EXPECT_EQ(test, pre_hits, 2);
 	KUNIT_EXPECT_EQ(test, post_hits, 2);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	/* bl: LR is the instruction after it; blr: back to the caller. */
 	kpp_register(test, &kp, kpp_call_bl, true);
 	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
 	KUNIT_EXPECT_EQ(test, post_nip, add);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	kpp_register(test, &kp, kpp_call_blr, false);
 	KUNIT_EXPECT_EQ(test, kpp_call(2), 4);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	/* Stores to the stack, stdu r1 included (the store is deferred). */
 	kpp_register(test, &kp, kpp_call_std, true);
 	KUNIT_EXPECT_EQ(test, kpp_call(3), 5);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	kpp_register(test, &kp, kpp_call_stdu, true);
 	KUNIT_EXPECT_EQ(test, kpp_call(4), 6);
 	KUNIT_EXPECT_EQ(test, kpp_call(5), 7);
 	KUNIT_EXPECT_EQ(test, post_hits, 2);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	/* Untouched once unregistered. */
 	kpp_reset();
@@ -213,11 +255,11 @@ static void test_stack_frame(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pre_hits, 3);
 	KUNIT_EXPECT_EQ(test, post_hits, 3);
 	KUNIT_EXPECT_EQ(test, post_nip, (unsigned long)kpp_big_frame_stdu + 4);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	kpp_register(test, &kp, kpp_call_stdu, true);
 	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_STEP);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 }
 
 /*
@@ -231,13 +273,13 @@ static void test_large_model_entry(struct kunit *test)
 	};
 
 	kpp_reset();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kpp_arm(test, &kp);
 	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr,
 			(unsigned long)kpp_large_gep + 8);
 	KUNIT_EXPECT_EQ(test, kpp_large_gep(1), 4);
 	KUNIT_EXPECT_EQ(test, kpp_large_gep(2), 5);
 	KUNIT_EXPECT_EQ(test, pre_hits, 2);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 }
 
 static unsigned long ret_r0;
@@ -281,13 +323,13 @@ static void test_single_step(struct kunit *test)
 	struct kprobe kp;
 	unsigned long slot = 0;
 
+	KUNIT_ASSERT_FALSE(test, irqs_disabled());
 	kpp_register(test, &kp, kpp_pvr, true);
 	KUNIT_EXPECT_EQ(test, kpp_kind(kp.addr, &slot), KP_INSN_STEP);
 	KUNIT_EXPECT_TRUE(test, slot);
 	/* A stepping slot needs no reach: the detours' buffer is not for it. */
 	KUNIT_EXPECT_FALSE(test, optprobe_in_buffer(slot));
 
-	KUNIT_ASSERT_FALSE(test, irqs_disabled());
 	KUNIT_EXPECT_EQ(test, kpp_pvr(), (long)mfspr(SPRN_PVR));
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
@@ -302,11 +344,11 @@ static void test_single_step(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, post_hits, 2);
 
 	/* No post handler: stepped all the same. */
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	kpp_register(test, &kp, kpp_pvr, false);
 	KUNIT_EXPECT_EQ(test, kpp_pvr(), (long)mfspr(SPRN_PVR));
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 }
 
 /*
@@ -336,14 +378,14 @@ static void test_fault_fixup(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fault_hits, 1);
 	KUNIT_EXPECT_EQ(test, kpp_load(&data), data);
 	KUNIT_EXPECT_EQ(test, post_hits, 2);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	kpp_register(test, &kp, kpp_load, false);
 	KUNIT_EXPECT_EQ(test, kpp_load(bad), -EFAULT);
 	KUNIT_EXPECT_EQ(test, kpp_load(&data), data);
 	KUNIT_EXPECT_EQ(test, pre_hits, 2);
 	KUNIT_EXPECT_EQ(test, fault_hits, 1);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	/*
 	 * The same through an alignment interrupt that fix_alignment()
@@ -357,7 +399,7 @@ static void test_fault_fixup(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pre_hits, 2);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
 	KUNIT_EXPECT_EQ(test, fault_hits, 1);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	vfree(buf);
 }
 
@@ -399,8 +441,8 @@ static void test_fault_handler_reenters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 	KUNIT_EXPECT_EQ(test, pre_hits, 3);
 	KUNIT_EXPECT_EQ(test, post_hits, 0);
-	unregister_kprobe(&kp);
-	unregister_kprobe(&inner);
+	kpp_disarm(&kp);
+	kpp_disarm(&inner);
 	vfree(buf);
 }
 
@@ -422,7 +464,7 @@ static void test_reentry(struct kunit *test)
 	struct kprobe inner;
 
 	kpp_register(test, &inner, kpp_pvr, true);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+	kpp_arm(test, &outer);
 	KUNIT_EXPECT_EQ(test, kpp_add(1), 2);
 	KUNIT_EXPECT_EQ(test, kpp_add(2), 3);
 	KUNIT_EXPECT_EQ(test, pre_hits, 200);
@@ -435,8 +477,8 @@ static void test_reentry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pre_hits, 201);
 	KUNIT_EXPECT_EQ(test, post_hits, 3);
 	KUNIT_EXPECT_EQ(test, inner.nmissed, 2);
-	unregister_kprobe(&outer);
-	unregister_kprobe(&inner);
+	kpp_disarm(&outer);
+	kpp_disarm(&inner);
 }
 
 /* ISA 3.1: probes on the prefix, never on the suffix; PC-relative ones. */
@@ -454,14 +496,14 @@ static void test_prefixed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpp_prefixed(5), 1005);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, post_nip, pre + 8);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	KUNIT_EXPECT_EQ(test, kpp_prefixed(5), 1005);
 
 	/* pla computes the address of the probed instruction, not a copy's. */
 	kpp_register(test, &kp, kpp_pcrel, true);
 	KUNIT_EXPECT_EQ(test, kpp_pcrel(), (long)kpp_pcrel);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	/* A PC-relative load can only be emulated, which may fail: refused. */
 	KUNIT_EXPECT_EQ(test, kpp_try(kpp_pcrel_load), -EINVAL);
@@ -619,7 +661,7 @@ static void test_reservation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v, 42);
 	KUNIT_EXPECT_EQ(test, pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, post_hits, 1);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 }
 
 #ifdef CONFIG_OPTPROBES
@@ -669,46 +711,46 @@ static void test_optimized(struct kunit *test)
 	outer.addr = (kprobe_opcode_t *)kpp_call_bl;
 	outer.pre_handler = call_add_pre;
 	outer.post_handler = count_post;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+	kpp_arm(test, &outer);
 	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
 	KUNIT_EXPECT_EQ(test, kp.nmissed, 1);
 	KUNIT_EXPECT_EQ(test, pre_hits, 6);	/* the call of kpp_call */
-	unregister_kprobe(&outer);
-	unregister_kprobe(&kp);
+	kpp_disarm(&outer);
+	kpp_disarm(&kp);
 
 	/* Stores to the stack and to the red zone below it. */
 	kpp_register_opt(test, &kp, kpp_call_std, true);
 	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	kpp_register_opt(test, &kp, kpp_call_stdu, true);
 	KUNIT_EXPECT_EQ(test, kpp_call(2), 4);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	kpp_register_opt(test, &kp, kpp_redzone_li, true);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, kpp_redzone(i), i + 2);
 	KUNIT_EXPECT_EQ(test, pre_hits, 3);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 
 	if (kpp_has_prefixed()) {
 		kpp_register_opt(test, &kp, kpp_prefixed, true);
 		KUNIT_EXPECT_EQ(test, kpp_prefixed(7), 1007);
 		KUNIT_EXPECT_EQ(test, pre_hits, 1);
-		unregister_kprobe(&kp);
+		kpp_disarm(&kp);
 		kpp_register_opt(test, &kp, kpp_pcrel, false);
 		KUNIT_EXPECT_EQ(test, kpp_pcrel(), (long)kpp_pcrel);
-		unregister_kprobe(&kp);
+		kpp_disarm(&kp);
 	}
 
 	/* Not relocatable, or with an exception table entry: trap kept. */
 	kpp_register_opt(test, &kp, kpp_branch_beq, false);
 	KUNIT_EXPECT_EQ(test, kpp_branch(1), 11);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	kpp_register_opt(test, &kp, kpp_call_bl, false);
 	KUNIT_EXPECT_EQ(test, kpp_call(1), 3);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 	kpp_register_opt(test, &kp, kpp_load, false);
 	KUNIT_EXPECT_EQ(test, kpp_load((const long *)&kp.nmissed), 0);
-	unregister_kprobe(&kp);
+	kpp_disarm(&kp);
 }
 
 /*
@@ -779,8 +821,16 @@ static struct kunit_case powerpc_kprobes_cases[] = {
 	{}
 };
 
+/* A case that ended on another assertion left its stack's pointers. */
+static int powerpc_kprobes_case_init(struct kunit *test)
+{
+	memset(kpp_held, 0, sizeof(kpp_held));
+	return 0;
+}
+
 static struct kunit_suite powerpc_kprobes_suite = {
 	.name = "powerpc_kprobes",
+	.init = powerpc_kprobes_case_init,
 	.test_cases = powerpc_kprobes_cases,
 };
 
