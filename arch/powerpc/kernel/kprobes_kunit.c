@@ -85,25 +85,23 @@ static void kpp_disarm(struct kprobe *kp)
 
 static void kpp_arm(struct kunit *test, struct kprobe *kp)
 {
-	int ret = register_kprobe(kp), i;
+	int i, ret = -ENOSPC;	/* a test holding too many */
 
-	for (i = 0; !ret && i < ARRAY_SIZE(kpp_held); i++) {
+	for (i = 0; i < ARRAY_SIZE(kpp_held); i++) {
 		if (!kpp_held[i]) {
-			kpp_held[i] = kp;
+			ret = register_kprobe(kp);
 			break;
 		}
 	}
-	if (i == ARRAY_SIZE(kpp_held)) {	/* a test holding too many */
-		unregister_kprobe(kp);
-		ret = -ENOSPC;
+	if (!ret) {
+		kpp_held[i] = kp;
+		return;
 	}
-	if (ret) {
-		for (i = 0; i < ARRAY_SIZE(kpp_held); i++) {
-			if (kpp_held[i])
-				kpp_disarm(kpp_held[i]);
-		}
+	for (i = 0; i < ARRAY_SIZE(kpp_held); i++) {
+		if (kpp_held[i])
+			kpp_disarm(kpp_held[i]);
 	}
-	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "%pS", kp->addr);
 }
 
 static void kpp_register(struct kunit *test, struct kprobe *kp,

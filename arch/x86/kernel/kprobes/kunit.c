@@ -103,25 +103,23 @@ static void kpx_disarm(struct kprobe *kp)
 
 static void kpx_arm(struct kunit *test, struct kprobe *kp)
 {
-	int ret = register_kprobe(kp), i;
+	int i, ret = -ENOSPC;	/* a test holding too many */
 
-	for (i = 0; !ret && i < ARRAY_SIZE(kpx_held); i++) {
+	for (i = 0; i < ARRAY_SIZE(kpx_held); i++) {
 		if (!kpx_held[i]) {
-			kpx_held[i] = kp;
+			ret = register_kprobe(kp);
 			break;
 		}
 	}
-	if (i == ARRAY_SIZE(kpx_held)) {	/* a test holding too many */
-		unregister_kprobe(kp);
-		ret = -ENOSPC;
+	if (!ret) {
+		kpx_held[i] = kp;
+		return;
 	}
-	if (ret) {
-		for (i = 0; i < ARRAY_SIZE(kpx_held); i++) {
-			if (kpx_held[i])
-				kpx_disarm(kpx_held[i]);
-		}
+	for (i = 0; i < ARRAY_SIZE(kpx_held); i++) {
+		if (kpx_held[i])
+			kpx_disarm(kpx_held[i]);
 	}
-	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "%pS", kp->addr);
 }
 
 /* Register and unregister a probe at @sym+@offset; its errno. */
